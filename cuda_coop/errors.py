@@ -1,16 +1,89 @@
-"""The exceptions cuda-coop raises. Every message names what was wrong and how to fix it."""
+"""The exceptions cuda-coop raises: one shallow hierarchy under :class:`CoopError`.
+
+Every message names what was wrong (the variable, path, argument or value), what is
+allowed, and how to fix it.
+"""
 
 from __future__ import annotations
 
-__all__ = ["CoopError", "HeaderBundleError"]
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "BackendError",
+    "CompileError",
+    "ConfigurationError",
+    "CoopError",
+    "HeaderBundleError",
+    "HeaderResolutionError",
+    "ToolkitError",
+    "ToolkitMismatchError",
+    "ToolkitNotFoundError",
+    "UsageError",
+]
 
 
 class CoopError(Exception):
     """Base class of every cuda-coop error."""
 
 
+class ConfigurationError(CoopError, ValueError):
+    """An environment variable or configured path has a value cuda-coop cannot use."""
+
+
 class HeaderBundleError(CoopError):
     """The installed CCCL header bundle is missing or damaged."""
+
+
+class HeaderResolutionError(CoopError):
+    """No valid include directory was found; ``tried`` lists every candidate and why it failed."""
+
+    def __init__(self, message: str, tried: Sequence[tuple[str, str]] = ()) -> None:
+        self.tried = tuple(tried)
+        lines = [message, *(f"  {origin}: {why}" for origin, why in self.tried)]
+        super().__init__("\n".join(lines))
+
+
+class ToolkitError(CoopError):
+    """A CUDA toolkit library (NVRTC, nvrtc-builtins, nvJitLink) is missing or unusable."""
+
+
+class ToolkitNotFoundError(ToolkitError):
+    """A CUDA toolkit library could not be located."""
+
+
+class ToolkitMismatchError(ToolkitError):
+    """The CUDA headers and libraries do not belong to one compatible toolkit."""
+
+
+class CompileError(CoopError):
+    """NVRTC rejected generated CUDA C++.
+
+    Attributes
+    ----------
+    log:
+        NVRTC's program log.
+    source_path:
+        Where the rendered source was written (a temporary file unless
+        ``CUDA_COOP_SOURCE_DUMP_DIR`` is set).
+    options:
+        The NVRTC options used.
+    """
+
+    def __init__(self, message: str, *, log: str, source_path: Path | None, options: Sequence[str]) -> None:
+        self.log = log
+        self.source_path = source_path
+        self.options = tuple(options)
+        where = f"\nsource: {source_path}" if source_path else ""
+        super().__init__(f"{message}{where}\noptions: {' '.join(self.options)}\nNVRTC log:\n{log}")
+
+
+class UsageError(CoopError, TypeError):
+    """A cuda-coop primitive was called in a way it does not support (wrong place, type or argument)."""
+
+
+class BackendError(CoopError):
+    """A DSL integration (backend) cannot be activated."""
 
 
 def __dir__() -> list[str]:

@@ -1,0 +1,125 @@
+"""Every environment variable cuda-coop reads, read in this one place.
+
+``VARIABLES`` is the registry: it drives the documentation (docs/configuration.rst is
+checked against it) and no other module touches ``os.environ``. Values are read when the
+caller asks (the caller documents when that is); nothing is cached here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["VARIABLES", "Variable", "flag", "get", "truthy"]
+
+_FALSY = frozenset({"", "0", "false", "no", "off"})
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Variable:
+    """One environment variable cuda-coop reads."""
+
+    name: str
+    kind: Literal["switch", "path"]
+    read_when: str
+    doc: str
+
+
+VARIABLES: tuple[Variable, ...] = (
+    Variable(
+        name="CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION",
+        kind="switch",
+        read_when="when cuda.coop is imported",
+        doc="Truthy: importing cuda.coop activates no DSL integration. "
+        "coop.register(...) and importing an integration module still activate it.",
+    ),
+    Variable(
+        name="CUDA_COOP_CCCL_ROOT",
+        kind="path",
+        read_when="for every new provider",
+        doc="A CCCL source checkout or a cuda-coop header bundle to compile against, "
+        "instead of the source checkout cuda-coop runs from or its installed bundle. "
+        "An invalid value is an error; nothing falls back.",
+    ),
+    Variable(
+        name="CUDA_COOP_ENABLE_CACHE",
+        kind="switch",
+        read_when="when the provider cache module is imported",
+        doc="Truthy: compiled providers are kept in a persistent on-disk cache.",
+    ),
+    Variable(
+        name="XDG_CACHE_HOME",
+        kind="path",
+        read_when="when the provider cache module is imported (POSIX)",
+        doc="Cache base directory on Linux and other POSIX systems: entries go to <value>/cccl. "
+        "Unset, empty or relative values mean ~/.cache/cccl.",
+    ),
+    Variable(
+        name="LOCALAPPDATA",
+        kind="path",
+        read_when="when the provider cache module is imported (Windows)",
+        doc="Cache base directory on Windows: entries go to <value>\\cccl. "
+        "Unset, empty or relative values mean ~\\AppData\\Local\\cccl.",
+    ),
+    Variable(
+        name="CUDA_COOP_SOURCE_DUMP_DIR",
+        kind="path",
+        read_when="at each provider compile or cache hit",
+        doc="Write each provider's generated CUDA source to this directory as "
+        "cuda_coop_<backend>_<hash>.cu, on every compile and on cache hits. Unset or empty: no dumps.",
+    ),
+    Variable(
+        name="CONDA_PREFIX",
+        kind="path",
+        read_when="for every new provider",
+        doc="An active conda environment: its CUDA headers (targets/<arch>/include) and "
+        "libraries are preferred to every other toolkit.",
+    ),
+    Variable(
+        name="CUDA_PATH",
+        kind="path",
+        read_when="for every new provider",
+        doc="<value>/include is a CUDA header candidate when cuda-pathfinder finds none.",
+    ),
+    Variable(
+        name="CUDA_HOME",
+        kind="path",
+        read_when="for every new provider",
+        doc="<value>/include is a CUDA header candidate after CUDA_PATH.",
+    ),
+    Variable(
+        name="CUDA_ROOT",
+        kind="path",
+        read_when="for every new provider",
+        doc="<value>/include is a CUDA header candidate after CUDA_HOME.",
+    ),
+)
+
+_NAMES = frozenset(v.name for v in VARIABLES)
+
+
+def truthy(value: str | None) -> bool:
+    """The switch rule: anything but '', 0, false, no, off (any case, trimmed) is true; unset is false."""
+    return value is not None and value.strip().lower() not in _FALSY
+
+
+def _check(name: str) -> None:
+    if name not in _NAMES:
+        raise KeyError(f"{name} is not a registered cuda-coop variable; add it to cuda_coop._env.VARIABLES")
+
+
+def get(name: str) -> str | None:
+    """The raw value of a registered variable, or None when unset."""
+    _check(name)
+    return os.environ.get(name)
+
+
+def flag(name: str) -> bool:
+    """A registered switch, by the truthy rule."""
+    _check(name)
+    return truthy(os.environ.get(name))
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
