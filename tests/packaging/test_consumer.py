@@ -1,0 +1,83 @@
+"""A CUDA C++ project finds the bundled CCCL with find_package and compiles against it (nvcc).
+
+The consumer's static_assert compares CCCL_VERSION in the headers it compiled against with the
+version of the package CMake found; the CUDA toolkit's own CCCL (older) must not win.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cuda.coop import header_bundle
+
+CONSUMER = Path(__file__).parent / "consumer"
+
+
+def _nvcc() -> Path:
+    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(found).is_file():
+        pytest.skip("nvcc not found on PATH or in /usr/local/cuda/bin: the C++ consumer needs a CUDA toolkit")
+    return Path(found)
+
+
+def _build(tmp_path: Path, cccl_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    project = tmp_path / "consumer"
+    shutil.copytree(CONSUMER, project)
+    env = {**os.environ, "CUDACXX": str(_nvcc()), "BUILD_DIR": str(tmp_path / "build")}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.pop("CCCL_DIR", None)
+    if cccl_dir is not None:
+        env["CCCL_DIR"] = str(cccl_dir)
+    return subprocess.run(["bash", "build.sh"], cwd=project, env=env, capture_output=True, text=True)
+
+
+def _include_flags(tmp_path: Path) -> str:
+    flags = tmp_path / "build" / "CMakeFiles" / "consumer.dir"
+    return "".join(p.read_text() for p in flags.iterdir() if p.name in {"includes_CUDA.rsp", "flags.make"})
+
+
+def _toolkit_cccl_version(nvcc: Path) -> int | None:
+    root = nvcc.parent.parent / "include"
+    for header in (root / "cccl" / "cuda" / "std" / "__cccl" / "version.h", root / "cuda" / "std" / "__cccl" / "version.h"):
+        if header.is_file() and (m := re.search(r"#define CCCL_VERSION (\d+)", header.read_text())):
+            return int(m.group(1))
+    return None
+
+
+def test_installed_bundle(tmp_path: Path) -> None:
+    proc = _build(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert str(header_bundle().include_dir) in _include_flags(tmp_path)
+
+
+def test_relocated_bundle(tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere" / "bundle"
+    shutil.copytree(header_bundle().root, moved)
+    proc = _build(tmp_path, cccl_dir=moved / "lib" / "cmake" / "cccl")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    flags = _include_flags(tmp_path)
+    assert str(moved / "include") in flags
+    assert str(header_bundle().include_dir) not in flags
+
+
+def test_toolkit_cccl_would_fail_the_check(tmp_path: Path) -> None:
+    """Control: without the bundle on the include path nvcc uses the toolkit's CCCL and the check fires."""
+    nvcc = _nvcc()
+    version = header_bundle().provenance.cccl_version
+    major, minor, patch = (int(x) for x in version.split("."))
+    proc = subprocess.run(
+        [str(nvcc), "-arch=sm_90", "-c", str(CONSUMER / "consumer.cu"), "-o", str(tmp_path / "c.o"),
+         f"-DFOUND_CCCL_VERSION={major * 1000000 + minor * 1000 + patch}"],
+        capture_output=True, text=True,
+    )
+    if _toolkit_cccl_version(nvcc) == major * 1000000 + minor * 1000 + patch:
+        pytest.skip("the CUDA toolkit ships the same CCCL version as the bundle: no control possible")
+    assert proc.returncode != 0
+    assert "static assertion failed" in proc.stdout + proc.stderr

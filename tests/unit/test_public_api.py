@@ -1,0 +1,32 @@
+"""Public modules list exactly what they export (STYLE.md rule 1)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PUBLIC_MODULES = ["cuda.coop", "cuda.coop.errors"]
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_dir_is_all(name: str) -> None:
+    module = importlib.import_module(name)
+    assert dir(module) == sorted(module.__all__)
+    for attr in module.__all__:
+        assert hasattr(module, attr), attr
+
+
+def test_version_matches_metadata() -> None:
+    from importlib.metadata import version
+
+    import cuda.coop
+
+    assert cuda.coop.__version__ == version("cuda-coop")
+
+
+def test_errors_share_one_base() -> None:
+    from cuda.coop import errors
+
+    for name in errors.__all__:
+        assert issubclass(getattr(errors, name), errors.CoopError)
