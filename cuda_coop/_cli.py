@@ -1,8 +1,10 @@
 """The diagnostics command, ``python -m cuda.coop``.
 
-Prints what cuda-coop is and where its CCCL header bundle is; ``--json`` for machines,
-``--cmake-dir`` / ``--include-dir`` for build scripts. Exits 1 when something cannot be
-resolved, with the fix in the message.
+Prints what cuda-coop will compile with and why: the version, the header bundle's provenance, the
+selected CCCL root, the CUDA include directory, NVRTC / nvrtc-builtins / nvJitLink with their
+versions and compatibility, the cache directory, the source dump directory, and every recognised
+environment variable that is set. ``--json`` for machines; ``--cmake-dir`` / ``--include-dir``
+for build scripts. Exits 1 when something cannot be resolved, with the fix in the message.
 """
 
 from __future__ import annotations
@@ -13,45 +15,139 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import _env
 from ._bundle import header_bundle
+from ._cache_dir import cache_dir
+from ._cccl import resolve_cccl_root
+from ._cuda_headers import CudaInclude, resolve_cuda_include
+from ._toolkit import Library, resolve_toolkit
 from ._version import __version__
 from .errors import CoopError
 
+_CACHE_VAR = "CUDA_COOP_ENABLE_CACHE"
+_DUMP_VAR = "CUDA_COOP_SOURCE_DUMP_DIR"
 
-def _report() -> tuple[dict[str, Any], list[str]]:
-    report: dict[str, Any] = {"version": __version__}
-    problems: list[str] = []
+
+def _lib(lib: Library) -> dict[str, Any]:
+    return {"path": str(lib.path), "version": ".".join(map(str, lib.version)), "origin": lib.origin}
+
+
+def _bundle_section(problems: list[str]) -> dict[str, Any] | None:
     try:
         bundle = header_bundle()
     except CoopError as exc:
-        report["header_bundle"] = None
         problems.append(str(exc))
-    else:
-        report["header_bundle"] = {
-            "root": str(bundle.root),
-            "include_dir": str(bundle.include_dir),
-            "cmake_dir": str(bundle.cmake_dir),
-            "provenance": {
-                "cccl_version": bundle.provenance.cccl_version,
-                "source_kind": bundle.provenance.source_kind,
-                "source_revision": bundle.provenance.source_revision,
-                "revision_note": bundle.provenance.revision_note,
-            },
-        }
+        return None
+    prov = bundle.provenance
+    return {
+        "root": str(bundle.root),
+        "include_dir": str(bundle.include_dir),
+        "cmake_dir": str(bundle.cmake_dir),
+        "provenance": {
+            "cccl_version": prov.cccl_version,
+            "source_kind": prov.source_kind,
+            "source_revision": prov.source_revision,
+            "revision_note": prov.revision_note,
+        },
+    }
+
+
+def _cccl_section(problems: list[str]) -> dict[str, Any] | None:
+    try:
+        root = resolve_cccl_root()
+    except CoopError as exc:
+        problems.append(str(exc))
+        return None
+    return {
+        "path": str(root.path),
+        "origin": root.origin,
+        "include_roots": [str(p) for p in root.include_roots],
+        "version": root.version,
+        "version_number": root.version_number,
+    }
+
+
+def _toolkit_sections(problems: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    try:
+        include: CudaInclude = resolve_cuda_include()
+    except CoopError as exc:
+        problems.append(str(exc))
+        return None, None
+    headers = {
+        "path": str(include.path),
+        "origin": include.origin,
+        "cuda_version": ".".join(map(str, include.cuda_version)),
+    }
+    try:
+        tk = resolve_toolkit(cuda_include=include)
+    except CoopError as exc:
+        problems.append(str(exc))
+        return headers, {"compatible": False}
+    toolkit = {
+        "nvrtc": _lib(tk.nvrtc),
+        "nvrtc_builtins": _lib(tk.nvrtc_builtins),
+        "nvjitlink": _lib(tk.nvjitlink),
+        "compatible": True,
+        "identity": tk.identity,
+    }
+    return headers, toolkit
+
+
+def _report() -> tuple[dict[str, Any], list[str]]:
+    problems: list[str] = []
+    report: dict[str, Any] = {"version": __version__}
+    report["header_bundle"] = _bundle_section(problems)
+    report["cccl_root"] = _cccl_section(problems)
+    report["cuda_include"], report["toolkit"] = _toolkit_sections(problems)
+    report["cache"] = {"directory": str(cache_dir()), "enabled": _env.flag(_CACHE_VAR)}
+    report["source_dump_dir"] = _env.get(_DUMP_VAR) or None
+    report["environment"] = {v.name: value for v in _env.VARIABLES if (value := _env.get(v.name)) is not None}
     return report, problems
 
 
 def _print_text(report: dict[str, Any], problems: list[str]) -> None:
+    row = "  {:<17}{}".format
     print(f"cuda-coop {report['version']}")
-    bundle = report["header_bundle"]
-    if bundle:
+    if bundle := report["header_bundle"]:
         prov = bundle["provenance"]
         print("CCCL header bundle")
-        print(f"  CCCL version     {prov['cccl_version']}")
-        print(f"  source           {prov['source_kind']}, revision {prov['source_revision']}"
-              f" ({prov['revision_note']})")
-        print(f"  include dir      {bundle['include_dir']}")
-        print(f"  CMake (CCCL_DIR) {bundle['cmake_dir']}")
+        print(row("CCCL version", prov["cccl_version"]))
+        print(row("source", f"{prov['source_kind']}, revision {prov['source_revision']} ({prov['revision_note']})"))
+        print(row("include dir", bundle["include_dir"]))
+        print(row("CMake (CCCL_DIR)", bundle["cmake_dir"]))
+    if root := report["cccl_root"]:
+        print("CCCL used for compiling")
+        print(row("origin", root["origin"]))
+        print(row("path", root["path"]))
+        print(row("version", f"{root['version']} (CCCL_VERSION {root['version_number']})"))
+        for i, path in enumerate(root["include_roots"]):
+            print(row("include roots" if i == 0 else "", path))
+    if headers := report["cuda_include"]:
+        print("CUDA headers")
+        print(row("include dir", headers["path"]))
+        print(row("origin", headers["origin"]))
+        print(row("CUDA version", headers["cuda_version"]))
+    if (toolkit := report["toolkit"]) and toolkit["compatible"]:
+        print("Toolkit libraries")
+        for label, key in (("NVRTC", "nvrtc"), ("nvrtc-builtins", "nvrtc_builtins"), ("nvJitLink", "nvjitlink")):
+            lib = toolkit[key]
+            print(row(label, f"{lib['version']:<6} {lib['path']} ({lib['origin']})"))
+        print(row("compatibility", "OK: one CUDA toolkit"))
+        print(row("identity", toolkit["identity"]))
+    elif toolkit is not None:
+        print("Toolkit libraries")
+        print(row("compatibility", "NOT compatible (see the error below)"))
+    cache = report["cache"]
+    print("Provider cache")
+    print(row("directory", cache["directory"]))
+    print(row("enabled", "yes" if cache["enabled"] else f"no (set {_CACHE_VAR}=1 to enable)"))
+    print("Source dumps")
+    print(row("directory", report["source_dump_dir"] or f"off (set {_DUMP_VAR}=<dir> to enable)"))
+    print("Environment variables set")
+    for name, value in report["environment"].items():
+        print(f"  {name}={value}")
+    if not report["environment"]:
+        print("  (none)")
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
 
@@ -60,10 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cuda.coop", description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--json", action="store_true", help="print the report as JSON")
-    group.add_argument("--cmake-dir", action="store_true",
-                       help="print the directory to pass to CMake as CCCL_DIR")
-    group.add_argument("--include-dir", action="store_true",
-                       help="print the bundle's CCCL include directory")
+    group.add_argument("--cmake-dir", action="store_true", help="print the directory to pass to CMake as CCCL_DIR")
+    group.add_argument("--include-dir", action="store_true", help="print the bundle's CCCL include directory")
     args = parser.parse_args(argv)
 
     if args.cmake_dir or args.include_dir:

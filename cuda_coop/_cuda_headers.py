@@ -1,0 +1,192 @@
+"""Which CUDA include directory providers compile against, and why.
+
+Order (seed and DESIGN.md §6): the active conda environment (``$CONDA_PREFIX/targets/*/include``;
+``%CONDA_PREFIX%\\Library\\include`` on Windows) → cuda-pathfinder's
+``find_nvidia_header_directory("cudart")`` → ``$CUDA_PATH/include`` → ``$CUDA_HOME/include`` →
+``$CUDA_ROOT/include`` → ``/usr/local/cuda/include`` (POSIX only) → :class:`HeaderResolutionError`.
+A directory is valid when it holds ``cuda_runtime.h`` and declares a CUDA version
+(``CUDA_VERSION`` in ``cuda.h`` or ``CUDART_VERSION`` in ``cuda_runtime_api.h``).
+
+Variables are read on every call; cuda-pathfinder memoises its own answer. Module state: the
+memoised version parse (keyed by the file's stat); :func:`_reset_for_tests` clears it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import platform as _platform
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _env
+from .errors import HeaderResolutionError
+
+__all__ = ["ORIGIN_CONDA", "CudaInclude", "conda_include", "resolve_cuda_include"]
+
+ORIGIN_CONDA = "conda environment"
+_ROOT_VARIABLES = ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT")
+_POSIX_FALLBACK = Path("/usr/local/cuda/include")
+_MARKER = "cuda_runtime.h"
+_VERSION_SOURCES = (("cuda.h", "CUDA_VERSION"), ("cuda_runtime_api.h", "CUDART_VERSION"))
+# conda's targets/<name> for the host machine, preferred when a prefix has several.
+_HOST_TARGETS = {"x86_64": "x86_64-linux", "amd64": "x86_64-linux", "aarch64": "sbsa-linux", "arm64": "sbsa-linux"}
+
+HeaderFinder = Callable[[str], tuple[str | None, str]]
+"""``libname -> (directory or None, how it was found)``: the cuda-pathfinder seam."""
+
+
+@dataclass(frozen=True, slots=True)
+class CudaInclude:
+    """A CUDA include directory, why it was chosen, and the CUDA version its headers declare."""
+
+    path: Path
+    origin: str
+    """``"conda environment"``, ``"cuda-pathfinder (<how>)"``, a variable name, or ``"/usr/local/cuda"``."""
+    cuda_version: tuple[int, int]
+    conda_prefix: Path | None = None
+    """The conda environment the headers come from (origin ``"conda environment"`` only)."""
+
+
+@functools.cache
+def _parse_define(path: Path, macro: str, _stamp: tuple[int, int]) -> int | None:
+    match = re.search(rf"^\s*#\s*define\s+{macro}\s+(\d+)\b", path.read_text("utf-8", "replace"), re.MULTILINE)
+    return int(match.group(1)) if match else None
+
+
+def cuda_version(include: Path) -> tuple[int, int] | None:
+    """``(major, minor)`` declared by the headers in ``include``, or None."""
+    for name, macro in _VERSION_SOURCES:
+        path = include / name
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if (number := _parse_define(path, macro, (st.st_size, st.st_mtime_ns))) is not None:
+            return number // 1000, number % 1000 // 10
+    return None
+
+
+def _check(candidate: Path) -> tuple[tuple[int, int] | None, str]:
+    """``(version, "")`` for a valid include directory, else ``(None, why not)``."""
+    if not candidate.is_dir():
+        return None, f"{candidate} is not a directory"
+    if not (candidate / _MARKER).is_file():
+        return None, f"{candidate} has no {_MARKER}"
+    version = cuda_version(candidate)
+    if version is None:
+        return None, f"{candidate} declares no CUDA_VERSION (cuda.h) or CUDART_VERSION (cuda_runtime_api.h)"
+    return version, ""
+
+
+def _is_windows(platform: str | None) -> bool:
+    return (platform or sys.platform) == "win32"
+
+
+def conda_include(prefix: Path, *, platform: str | None = None) -> list[Path]:
+    """Candidate CUDA include directories of a conda prefix, the host's target first."""
+    if _is_windows(platform):
+        return [prefix / "Library" / "include"]
+    targets = sorted(p for p in prefix.glob("targets/*/include") if (p / _MARKER).is_file())
+    host = _HOST_TARGETS.get(_platform.machine().lower())
+    targets.sort(key=lambda p: p.parent.name != host)
+    return targets
+
+
+def _pathfinder_finder(libname: str) -> tuple[str | None, str]:
+    try:
+        pathfinder = importlib.import_module("cuda.pathfinder")
+    except ImportError:
+        return None, "cuda-pathfinder is not installed (pip install cuda-pathfinder)"
+    locate = getattr(pathfinder, "locate_nvidia_header_directory", None)
+    try:
+        if locate is not None:  # newer cuda-pathfinder also says how it found the directory
+            found = locate(libname)
+            return (found.abs_path, found.found_via) if found and found.abs_path else (None, "found nothing")
+        path = pathfinder.find_nvidia_header_directory(libname)
+    except (RuntimeError, OSError) as exc:  # e.g. its canary subprocess failed
+        return None, f"failed: {type(exc).__name__}: {exc}"
+    return path, "found" if path else "found nothing"
+
+
+_Candidate = tuple[str, str, Path | None, Path | None]
+"""(label for the error, origin or why-none, directory or None, conda prefix)."""
+
+
+def _conda_candidates(platform: str | None) -> list[_Candidate]:
+    value = _env.get("CONDA_PREFIX")
+    if not value:
+        return [("CONDA_PREFIX", "not set", None, None)]
+    prefix = Path(value)
+    found: list[_Candidate] = [
+        (f"CONDA_PREFIX={value}", ORIGIN_CONDA, p, prefix) for p in conda_include(prefix, platform=platform)
+    ]
+    return found or [(f"CONDA_PREFIX={value}", f"no CUDA headers ({_MARKER}) in its conda layout", None, None)]
+
+
+def _pathfinder_candidates(find: HeaderFinder) -> list[_Candidate]:
+    found, how = find("cudart")
+    if not found:
+        return [("cuda-pathfinder", how, None, None)]
+    return [("cuda-pathfinder", f"cuda-pathfinder ({how})", Path(found), None)]
+
+
+def _root_candidates() -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for name in _ROOT_VARIABLES:
+        value = _env.get(name)
+        out.append((f"{name}={value}", name, Path(value) / "include", None) if value else (name, "not set", None, None))
+    return out
+
+
+def _candidates(platform: str | None, find: HeaderFinder) -> Iterator[list[_Candidate]]:
+    """Candidates in the seed's order, one group at a time (later groups are not even looked up)."""
+    yield _conda_candidates(platform)
+    yield _pathfinder_candidates(find)
+    yield _root_candidates()
+    if not _is_windows(platform):
+        yield [("/usr/local/cuda", "/usr/local/cuda", _POSIX_FALLBACK, None)]
+
+
+def resolve_cuda_include(*, platform: str | None = None, find_header_dir: HeaderFinder | None = None) -> CudaInclude:
+    """Select the CUDA include directory.
+
+    Parameters
+    ----------
+    platform:
+        A ``sys.platform`` value (a test seam); ``"win32"`` skips the ``/usr/local/cuda`` fallback.
+    find_header_dir:
+        Replaces cuda-pathfinder (a test seam); see :data:`HeaderFinder`.
+
+    Raises
+    ------
+    HeaderResolutionError
+        No candidate is valid; the error lists every candidate tried and why it was rejected.
+    """
+    tried: list[tuple[str, str]] = []
+    for candidates in _candidates(platform, find_header_dir or _pathfinder_finder):
+        for label, origin, path, prefix in candidates:
+            if path is None:
+                tried.append((label, origin))  # origin says why there is no candidate
+                continue
+            version, why = _check(path)
+            if version is not None:
+                return CudaInclude(path=path, origin=origin, cuda_version=version, conda_prefix=prefix)
+            tried.append((label, why))
+    raise HeaderResolutionError(
+        "no CUDA include directory (one holding cuda_runtime.h) was found. Install the CUDA headers "
+        "(pip install 'cuda-coop[numba-cuda-mlir-cu13]', which brings nvidia-cuda-runtime; or conda install "
+        "cuda-cudart-dev), or set CUDA_PATH to a CUDA toolkit root. Tried, in order:",
+        tried,
+    )
+
+
+def _reset_for_tests() -> None:
+    _parse_define.cache_clear()
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
