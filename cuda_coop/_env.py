@@ -40,7 +40,7 @@ VARIABLES: tuple[Variable, ...] = (
         read_when="for every new provider",
         doc="A CCCL source checkout or a cuda-coop header bundle to compile against, "
         "instead of the source checkout cuda-coop runs from or its installed bundle. "
-        "An invalid value is an error; nothing falls back.",
+        "An invalid value is an error; nothing falls back. Empty means unset.",
     ),
     Variable(
         name="CUDA_COOP_ENABLE_CACHE",
