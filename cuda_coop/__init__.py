@@ -5,13 +5,34 @@ Importing this package needs no compiler, GPU or optional dependency.
 
 from __future__ import annotations
 
+from . import block as block
+from . import warp as warp
 from ._bundle import HeaderBundle as HeaderBundle
 from ._bundle import Provenance as Provenance
 from ._bundle import header_bundle as header_bundle
+from ._registration import BackendStatus as BackendStatus
+from ._registration import BackendWarning as BackendWarning
+from ._registration import auto_register as _auto_register
+from ._registration import backend_status as backend_status
+from ._registration import register as register
 from ._version import __version__ as __version__
 
-__all__ = ["HeaderBundle", "Provenance", "__version__", "header_bundle"]
+__all__ = [
+    "BackendStatus",
+    "BackendWarning",
+    "HeaderBundle",
+    "Provenance",
+    "__version__",
+    "backend_status",
+    "block",
+    "header_bundle",
+    "register",
+    "warp",
+]
 
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+_auto_register()

@@ -1,0 +1,216 @@
+"""Find cuda-coop calls in a kernel's untyped IR and rewrite them into specialised intrinsic calls.
+
+Runs after numba-cuda-mlir inlines device functions and before typing. For each call whose
+callee resolves to a public primitive stub it records a :class:`CallSite` (the primitive, its
+compile-time arguments, per-thread extents, the launch's block shape) and replaces the call by
+``_coop_call(<site id>, *runtime arguments)``. Kernels without cuda-coop calls are left alone
+(and stay launch-generic).
+
+Module state: ``_SITES`` (site id -> CallSite), append-only, guarded by ``_LOCK``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._dsl._primitive import Primitive, primitive_of
+from ..errors import UsageError
+from . import _seams
+from ._seams import ir
+
+MAX_BLOCK_THREADS = 1024
+_MISSING = object()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallSite:
+    """One call of a primitive in one kernel specialisation."""
+
+    primitive: Primitive
+    block: tuple[int, int, int]
+    static: dict[str, Any]
+    """Compile-time arguments (given or defaulted), e.g. ``{"algorithm": "transpose"}``."""
+    extents: dict[str, int]
+    """Per-thread array extents recovered from ``cuda.local.array`` definitions."""
+    runtime: tuple[str, ...]
+    """Names of the runtime arguments passed to the intrinsic, in order."""
+    where: str = field(default="")
+
+    @property
+    def block_threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    def error(self, message: str) -> UsageError:
+        return UsageError(f"coop.{self.primitive.name}() at {self.where}: {message}")
+
+
+class KernelPlan:
+    """The call sites of one kernel compile; typing attaches each site's typed call to it."""
+
+    def __init__(self, block: tuple[int, int, int]) -> None:
+        self.block = block
+        self.site_ids: list[int] = []
+        self.typed: dict[int, Any] = {}
+        self.provider: Any = None
+
+    def add(self, call_site: CallSite) -> int:
+        with _LOCK:
+            site_id = next(_IDS)
+            _SITES[site_id] = (call_site, self)
+        self.site_ids.append(site_id)
+        return site_id
+
+
+_SITES: dict[int, tuple[CallSite, KernelPlan]] = {}
+_IDS = itertools.count(1)
+_LOCK = threading.Lock()
+
+
+def site(site_id: int) -> tuple[CallSite, KernelPlan]:
+    """The call site with this id and the kernel compile it belongs to."""
+    return _SITES[site_id]
+
+
+def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python value ``var`` statically refers to (globals, constants, attribute chains, tuples)."""
+    if depth > 32:
+        return _MISSING
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none: not a compile-time constant
+        return _MISSING
+    if isinstance(d, ir.Global | ir.FreeVar | ir.Const):
+        return d.value
+    if isinstance(d, ir.Expr) and d.op == "getattr":
+        base = _resolve(func_ir, d.value, depth + 1)
+        return _MISSING if base is _MISSING else getattr(base, d.attr, _MISSING)
+    if isinstance(d, ir.Expr) and d.op == "build_tuple":
+        items = tuple(_resolve(func_ir, v, depth + 1) for v in d.items)
+        return _MISSING if any(i is _MISSING for i in items) else items
+    return _MISSING
+
+
+def _local_array_extent(func_ir: Any, var: Any, where: str, name: str, param: str) -> int | None:
+    """N of the ``cuda.local.array(N, dtype)`` defining ``var``; None if ``var`` is not one."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:
+        return None
+    is_call = isinstance(d, ir.Expr) and d.op == "call"
+    if not is_call or _resolve(func_ir, d.func) is not _seams.local_array_function():
+        return None
+    kws = dict(d.kws)
+    shape_var = d.args[0] if d.args else kws.get("shape")
+    shape = _MISSING if shape_var is None else _resolve(func_ir, shape_var)
+    if isinstance(shape, tuple) and len(shape) == 1:
+        shape = shape[0]
+    if shape is _MISSING or not isinstance(shape, int | np.integer) or isinstance(shape, bool):
+        raise UsageError(
+            f"coop.{name}() at {where}: the extent of {param!r} (its cuda.local.array shape) must be a "
+            "compile-time constant integer, e.g. cuda.local.array(16, np.float32) with 16 a literal or a "
+            "module-level constant"
+        )
+    if shape < 1:
+        raise UsageError(f"coop.{name}() at {where}: {param!r} has extent {shape}; it must be at least 1")
+    return int(shape)
+
+
+def _offset_view(stmt: Any, array_var: Any, offset_var: Any, new: list[Any]) -> Any:
+    """Emit ``view = array[offset:]`` before ``stmt``; the wrapper then gets the view's data pointer."""
+    scope, loc = stmt.target.scope, stmt.loc
+
+    def assign(value: Any, tag: str) -> Any:
+        var = ir.Var(scope, _seams.mk_unique_var(f"$coop_{tag}"), loc)
+        new.append(ir.Assign(value, var, loc))
+        return var
+
+    slice_fn = assign(ir.Global("slice", slice, loc), "slice_fn")
+    none = assign(ir.Const(None, loc), "none")
+    index = assign(ir.Expr.call(slice_fn, [offset_var, none], (), loc), "slice")
+    return assign(ir.Expr.getitem(array_var, index, loc), "view")
+
+
+def _plan_site(
+    func_ir: Any, stmt: Any, prim: Primitive, block: tuple[int, int, int], new: list[Any]
+) -> tuple[CallSite, list[Any]]:
+    call = stmt.value
+    where = f"{stmt.loc.filename}:{stmt.loc.line}"
+    if call.vararg is not None or getattr(call, "varkwarg", None) is not None:
+        raise UsageError(f"coop.{prim.name}() at {where}: *args and **kwargs are not supported; pass arguments by name")
+    bound = prim.bind(tuple(call.args), dict(call.kws))
+    static: dict[str, Any] = {}
+    runtime: dict[str, Any] = {}
+    for param in prim.signature.parameters.values():
+        given = param.name in bound.arguments
+        if param.name in prim.static:
+            value = _resolve(func_ir, bound.arguments[param.name]) if given else param.default
+            if value is _MISSING:
+                raise UsageError(f"coop.{prim.name}() at {where}: {param.name!r} must be a compile-time constant")
+            static[param.name] = value
+        elif given:
+            var = bound.arguments[param.name]
+            if _resolve(func_ir, var) is not None:  # an explicit None means "not given"
+                runtime[param.name] = var
+        elif param.default is param.empty:
+            raise UsageError(f"coop.{prim.name}() at {where}: missing argument {param.name!r}")
+    extents: dict[str, int] = {}
+    for param in prim.per_thread:
+        if param in runtime:
+            n = _local_array_extent(func_ir, runtime[param], where, prim.name, param)
+            if n is not None:
+                extents[param] = n
+    for offset, pointer in prim.offsets:
+        if offset in runtime:
+            runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime.pop(offset), new)
+    site = CallSite(primitive=prim, block=block, static=static, extents=extents, runtime=tuple(runtime), where=where)
+    return site, list(runtime.values())
+
+
+class CoopPlanner(_seams.WholeFunctionPlanner):
+    """Rewrites cuda-coop calls; registered once when cuda.coop.numba_mlir activates."""
+
+    def run(self) -> bool:
+        func_ir = self.state.func_ir
+        found = []
+        for block in func_ir.blocks.values():
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
+                    prim = primitive_of(_resolve(func_ir, stmt.value.func))
+                    if prim is not None:
+                        found.append((block, stmt, prim))
+        if not found or not _seams.launch_config_available(self.state):
+            # No launch: the calls stay, and typing the stub explains what is missing.
+            return False
+        launch = _seams.require_launch_config(self.state)
+        dims = tuple(int(d) for d in launch["block"])
+        block_dims = (*dims, *(1,) * (3 - len(dims)))
+        threads = block_dims[0] * block_dims[1] * block_dims[2]
+        if threads > MAX_BLOCK_THREADS:
+            _, stmt, prim = found[0]
+            raise UsageError(
+                f"coop.{prim.name}() at {stmt.loc.filename}:{stmt.loc.line}: the launch's block {block_dims} has "
+                f"{threads} threads; CUB block primitives support at most {MAX_BLOCK_THREADS}"
+            )
+        from ._lowering import coop_call  # imported at activation; here to avoid an import cycle
+
+        kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
+        for block, stmt, prim in found:
+            new: list[Any] = []
+            call_site, runtime_vars = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
+            site_id = kernel.add(call_site)
+            scope, loc = stmt.target.scope, stmt.loc
+            fn_var = ir.Var(scope, _seams.mk_unique_var("$coop_fn"), loc)
+            id_var = ir.Var(scope, _seams.mk_unique_var("$coop_site"), loc)
+            new += [
+                ir.Assign(ir.Global(coop_call._name, coop_call, loc), fn_var, loc),
+                ir.Assign(ir.Const(site_id, loc), id_var, loc),
+            ]
+            stmt.value = ir.Expr.call(fn_var, [id_var, *runtime_vars], (), loc)
+            index = block.body.index(stmt)
+            block.body[index:index] = new
+        return True

@@ -1,0 +1,189 @@
+"""Every numba-cuda-mlir internal cuda-coop relies on, behind one version gate.
+
+Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private here and why:
+
+- ``compiler.ExternFunction`` + ``MLIRLower.lower_call_external_function``: emit a C-ABI call
+  to a wrapper symbol and attach its link item.
+- ``cudadrv.linkable_code.LTOIR``: the link plan compiles the kernel itself to LTO-IR only when
+  a link item's class is *named* ``LTOIR``; our per-kernel provider subclasses it and produces
+  its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
+- ``tools._cached_cc``: the compute capability assumed when no GPU is present.
+- ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
+- ``MLIRDispatcher.enable_caching`` is wrapped to warn once that ``cache=True`` has no effect
+  while a planner is registered (numba-cuda-mlir 0.5.x skips its disk cache then).
+- numba-cuda-mlir's NumbaPerformanceWarning "Persistent disk cache is disabled for
+  launch-config-specialized compiles" is filtered: every kernel that uses cuda-coop is
+  launch-specialised by design, and the cache=True warning above says what matters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numba_cuda_mlir
+from numba_cuda_mlir import compiler as _compiler
+from numba_cuda_mlir import extending, tools
+from numba_cuda_mlir.numba_cuda import types
+from numba_cuda_mlir.numba_cuda.core import ir
+from numba_cuda_mlir.numba_cuda.core.ir_utils import mk_unique_var
+from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
+
+from .._registration import _BACKENDS, _version_tuple
+from ..errors import BackendError
+
+_backend = _BACKENDS["numba_mlir"]
+VERSION: str = numba_cuda_mlir.__version__
+if not (_backend.minimum <= _version_tuple(VERSION) < _backend.below):
+    raise BackendError(
+        f"cuda.coop.numba_mlir needs numba-cuda-mlir{_backend.supported}, found {VERSION}; {_backend.install_hint}"
+    )
+
+__all__ = [
+    "LTOIR",
+    "VERSION",
+    "WholeFunctionPlanner",
+    "compile_device_ltoir",
+    "compile_for_launch",
+    "intrinsic",
+    "ir",
+    "lower_extern_call",
+    "mk_unique_var",
+    "register_planner",
+    "require_launch_config",
+    "target_chip",
+    "type_callable",
+    "types",
+]
+
+WholeFunctionPlanner = extending.WholeFunctionPlanner
+register_planner = extending.register_planner
+require_launch_config = extending.require_launch_config
+intrinsic = extending.intrinsic
+refresh_registries = extending.refresh_registries
+
+
+def type_callable(func: Callable[..., Any]) -> Callable[..., Any]:
+    return extending.type_callable(func)
+
+
+class LTOIR(_LTOIR):  # the name is load-bearing: see the module docstring
+    """A link item whose LTO-IR is produced by ``produce`` the first time ``.data`` is read."""
+
+    def __init__(self, produce: Callable[[], bytes], name: str) -> None:
+        super().__init__(data=b"", name=name)
+        self._produce = produce
+        self._bytes: bytes | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def data(self) -> bytes:
+        with self._lock:
+            if self._bytes is None:
+                self._bytes = self._produce()
+            return self._bytes
+
+    @property
+    def produced(self) -> bool:
+        return self._bytes is not None
+
+
+def target_chip(lower: Any) -> str:
+    """The arch being compiled for, e.g. ``"sm_90"``."""
+    return str(lower.metadata["gpu_target"]["chip"])
+
+
+def compile_metadata(lower: Any) -> dict[str, Any]:
+    """The per-compile metadata dict (lives as long as one kernel compile)."""
+    return lower.metadata
+
+
+def lower_extern_call(
+    lower: Any, target: Any, symbol: str, *, signature: Any, link: Sequence[Any], args: Sequence[Any]
+) -> None:
+    """Emit ``target = symbol(*args)`` with the C ABI; arrays are passed as data pointers."""
+    ext = _compiler.ExternFunction(symbol, signature, link=tuple(link), abi="c")
+    lower.lower_call_external_function(target, ext, list(args), ())
+
+
+def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str) -> bytes:
+    """Compile a Python function as an ``extern "C"`` device function named ``symbol`` to LTO-IR."""
+    ltoir, _ = _compiler.compile(
+        pyfunc, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output="ltoir", forceinline=True
+    )
+    return bytes(ltoir)
+
+
+@contextlib.contextmanager
+def assumed_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """Compile as if the current GPU had compute capability ``cc`` (works without a GPU)."""
+    previous = tools._cached_cc
+    tools._cached_cc = cc
+    try:
+        yield
+    finally:
+        tools._cached_cc = previous
+
+
+def compile_for_launch(dispatcher: Any, signature: Any, block: tuple[int, int, int], grid: tuple[int, int, int]) -> Any:
+    """Compile a kernel for ``signature`` as launched with ``grid`` x ``block``, without launching.
+
+    Uses a fresh dispatcher for the same function, so the user's dispatcher (whose launch
+    overloads are not keyed by arch) is left untouched.
+    """
+    fresh = type(dispatcher)(dispatcher.py_func, targetoptions=dict(dispatcher.targetoptions))
+    key = (("grid", tuple(grid)), ("block", tuple(block)), ("sharedmem", 0), ("cluster", None))
+    return fresh._compile_launch_config_signature(signature, key)
+
+
+class CacheDisabledWarning(UserWarning):
+    """``cache=True`` was requested but numba-cuda-mlir 0.5.x skips its disk cache under cuda-coop."""
+
+
+@functools.cache
+def install_cache_warning() -> None:
+    """Warn once, when a kernel asks for ``cache=True``, that the disk cache is off in this process."""
+    from numba_cuda_mlir.descriptor import MLIRDispatcher
+
+    original = MLIRDispatcher.enable_caching
+    warned = threading.Event()
+
+    def enable_caching(self: Any) -> None:
+        if not warned.is_set():
+            warned.set()
+            warnings.warn(
+                "cuda.coop is active: numba-cuda-mlir 0.5.x skips its cache=True disk cache for every kernel "
+                "in this process (kernels stay cached in memory; cuda-coop's provider cache is separate, "
+                "see CUDA_COOP_ENABLE_CACHE)",
+                CacheDisabledWarning,
+                stacklevel=3,
+            )
+        original(self)
+
+    MLIRDispatcher.enable_caching = enable_caching
+
+    from numba_cuda_mlir.numba_cuda.core.errors import NumbaPerformanceWarning
+
+    warnings.filterwarnings(
+        "ignore", message="Persistent disk cache is disabled for launch-config", category=NumbaPerformanceWarning
+    )
+
+
+def launch_config_available(state: Any) -> bool:
+    """Whether this compile attempt was started by a configured launch (so the block shape is known)."""
+    from numba_cuda_mlir._whole_function_planners import _LAUNCH_CONFIG_TRACKER_METADATA_KEY
+
+    metadata = getattr(state, "metadata", None) or {}
+    options = metadata.get("targetoptions") or {}
+    return isinstance(options.get("__launch_config__"), dict) or _LAUNCH_CONFIG_TRACKER_METADATA_KEY in metadata
+
+
+def local_array_function() -> Any:
+    """The object a kernel's ``cuda.local.array`` resolves to."""
+    from numba_cuda_mlir import cuda
+
+    return cuda.local.array
