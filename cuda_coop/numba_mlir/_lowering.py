@@ -9,6 +9,7 @@ wrapper, per-thread and global arrays passed as data pointers.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,9 @@ def _user_op(cs: CallSite, fn: Any, dtype: Any) -> tuple[UserOp, tuple[str, Any,
     pyfunc = getattr(fn, "py_func", fn)
     if not callable(pyfunc):
         raise cs.error(f"op={fn!r} is neither a known operator nor a Python function")
-    symbol = f"cuda_coop_op_{abs(hash((pyfunc, str(dtype)))):x}"
+    code = getattr(pyfunc, "__code__", None)
+    identity = repr((pyfunc.__module__, pyfunc.__qualname__, code and code.co_code, code and code.co_consts, str(dtype)))
+    symbol = f"cuda_coop_op_{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
     return UserOp(symbol), (symbol, pyfunc, dtype(dtype, dtype))
 
 

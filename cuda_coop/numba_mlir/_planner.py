@@ -137,7 +137,7 @@ def _offset_view(stmt: Any, array_var: Any, offset_var: Any, new: list[Any]) -> 
 
 def _plan_site(
     func_ir: Any, stmt: Any, prim: Primitive, block: tuple[int, int, int], new: list[Any]
-) -> tuple[CallSite, list[Any]]:
+) -> tuple[CallSite, list[Any], list[Any]]:
     call = stmt.value
     where = f"{stmt.loc.filename}:{stmt.loc.line}"
     if call.vararg is not None or getattr(call, "varkwarg", None) is not None:
@@ -168,7 +168,29 @@ def _plan_site(
         if offset in runtime:
             runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime.pop(offset), new)
     site = CallSite(primitive=prim, block=block, static=static, extents=extents, runtime=tuple(runtime), where=where)
-    return site, list(runtime.values())
+    static_vars = [bound.arguments[name] for name in prim.static if name in bound.arguments]
+    return site, list(runtime.values()), static_vars
+
+
+def _drop_unused_constants(func_ir: Any, candidates: list[Any]) -> None:
+    """Delete the definitions of compile-time arguments nothing uses any more.
+
+    A Python function passed as an operator is not typeable by numba; once its call is rewritten,
+    the leftover ``$op = global(f)`` must not reach typing.
+    """
+    names = {v.name for v in candidates}
+    used = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            value = stmt.value if isinstance(stmt, ir.Assign) else stmt
+            used.update(v.name for v in getattr(value, "list_vars", list)())
+    dead = names - used
+    for block in func_ir.blocks.values():
+        block.body = [
+            stmt for stmt in block.body
+            if not (isinstance(stmt, ir.Assign) and stmt.target.name in dead
+                    and isinstance(stmt.value, ir.Global | ir.FreeVar | ir.Const))
+        ]
 
 
 class CoopPlanner(_seams.WholeFunctionPlanner):
@@ -199,9 +221,11 @@ class CoopPlanner(_seams.WholeFunctionPlanner):
         from ._lowering import coop_call  # imported at activation; here to avoid an import cycle
 
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
+        static_vars: list[Any] = []
         for block, stmt, prim in found:
             new: list[Any] = []
-            call_site, runtime_vars = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
+            call_site, runtime_vars, site_static = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
+            static_vars += site_static
             site_id = kernel.add(call_site)
             scope, loc = stmt.target.scope, stmt.loc
             fn_var = ir.Var(scope, _seams.mk_unique_var("$coop_fn"), loc)
@@ -213,4 +237,5 @@ class CoopPlanner(_seams.WholeFunctionPlanner):
             stmt.value = ir.Expr.call(fn_var, [id_var, *runtime_vars], (), loc)
             index = block.body.index(stmt)
             block.body[index:index] = new
+        _drop_unused_constants(func_ir, static_vars)
         return True

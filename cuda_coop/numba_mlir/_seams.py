@@ -137,7 +137,9 @@ def compile_for_launch(dispatcher: Any, signature: Any, block: tuple[int, int, i
     """
     fresh = type(dispatcher)(dispatcher.py_func, targetoptions=dict(dispatcher.targetoptions))
     key = (("grid", tuple(grid)), ("block", tuple(block)), ("sharedmem", 0), ("cluster", None))
-    return fresh._compile_launch_config_signature(signature, key)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Persistent disk cache is disabled for launch-config")
+        return fresh._compile_launch_config_signature(signature, key)
 
 
 class CacheDisabledWarning(UserWarning):

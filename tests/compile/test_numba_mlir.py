@@ -1,0 +1,224 @@
+"""The numba-cuda-mlir integration, compiled for sm_90 without a GPU (compile tier).
+
+Every primitive compiles in 1-D, 2-D and 3-D blocks; the wrappers inline away (no CALL, no local
+memory); one kernel makes one NVRTC call; block shapes specialise; misuse gives a clear error.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+import cuda.coop as coop  # noqa: E402
+from cuda.coop.errors import UsageError  # noqa: E402
+from cuda.coop.numba_mlir import compile_kernel  # noqa: E402
+from numba_cuda_mlir import cuda  # noqa: E402
+from numba_cuda_mlir.numba_cuda import types  # noqa: E402
+
+ITEMS = 4
+F32 = types.float32[::1]
+I32 = types.int32[::1]
+
+
+def _instructions(sass: str) -> list[str]:
+    return [line for line in sass.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
+
+
+def _assert_inlined(compiled) -> None:
+    lines = _instructions(compiled.sass())
+    assert lines, "no SASS"
+    for op in ("CALL", "LDL", "STL"):
+        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)]
+        assert not offending, f"{op} in SASS: {offending[:3]}"
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+@cuda.jit
+def every_block_primitive(x, out, scalars):
+    items = cuda.local.array(ITEMS, np.float32)
+    scanned = cuda.local.array(ITEMS, np.float32)
+    aggregate = cuda.local.array(1, np.float32)
+    tile = cuda.blockIdx.x * 512
+    coop.block.load(x, items, offset=tile, valid_items=500, oob_default=0.0, algorithm="warp_transpose")
+    total = coop.block.sum(items, algorithm="raking")
+    biggest = coop.block.reduce(items, "max")
+    coop.block.exclusive_sum(items, scanned, block_aggregate=aggregate, algorithm="warp_scans")
+    coop.block.inclusive_sum(scanned)
+    coop.block.exclusive_scan(items, "min", 1.0e30, scanned)
+    coop.block.inclusive_scan(scanned, "+", algorithm="raking_memoize")
+    coop.block.store(out, scanned, offset=tile, algorithm="transpose")
+    v = coop.block.sum(items[0], valid_items=100)
+    v += coop.block.exclusive_sum(items[1]) + coop.block.inclusive_scan(items[2], "max")
+    scalars[cuda.blockIdx.x] = total + biggest + aggregate[0] + v
+
+
+@cuda.jit
+def every_warp_primitive(x, out):
+    i = cuda.blockIdx.x * 128 + cuda.threadIdx.x + 32 * cuda.threadIdx.y
+    v = x[i]
+    a = coop.warp.sum(v) + coop.warp.reduce(v, "min", threads=16, valid_items=7)
+    b = coop.warp.exclusive_sum(v, threads=8) + coop.warp.inclusive_sum(v, threads=4)
+    c = coop.warp.exclusive_scan(v, "max", -1.0, threads=2) + coop.warp.inclusive_scan(v, "+", threads=1)
+    out[i] = a + b + c
+
+
+@pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 8)], ids=["1d", "2d", "3d"])
+def test_every_block_primitive_compiles_inlined(block) -> None:
+    _assert_inlined(compile_kernel(every_block_primitive, (F32, F32, F32), block=block))
+
+
+@pytest.mark.parametrize("block", [(128,), (32, 4), (8, 4, 4)], ids=["1d", "2d", "3d"])
+def test_every_warp_primitive_compiles_inlined(block) -> None:
+    _assert_inlined(compile_kernel(every_warp_primitive, (F32, F32), block=block))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "uint64", "float64"])
+def test_dtypes_compile(dtype: str) -> None:
+    DT = getattr(np, dtype)
+
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(ITEMS, DT)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * 64 * ITEMS)
+        coop.block.inclusive_sum(items)
+        coop.block.store(out, items, offset=cuda.blockIdx.x * 64 * ITEMS)
+        out[0] = coop.warp.reduce(items[0], "max")
+
+    array = getattr(types, dtype)[::1]
+    _assert_inlined(compile_kernel(kernel, (array, array), block=64))
+
+
+def test_python_operator_is_compiled_and_inlined() -> None:
+    def absmax(a, b):
+        return max(abs(a), abs(b))
+
+    @cuda.jit
+    def kernel(x, out):
+        v = coop.block.reduce(x[cuda.threadIdx.x], absmax)
+        out[0] = coop.warp.inclusive_scan(v, absmax)
+
+    _assert_inlined(compile_kernel(kernel, (F32, F32), block=64))
+
+
+def test_one_nvrtc_call_per_kernel_and_one_specialisation_per_block_shape() -> None:
+    from cuda.coop._provider import default_compiler
+
+    @cuda.jit
+    def three(x, out):
+        items = cuda.local.array(ITEMS, np.int32)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * 96 * ITEMS)
+        coop.block.exclusive_sum(items)
+        coop.block.store(out, items, offset=cuda.blockIdx.x * 96 * ITEMS)
+
+    compiler = default_compiler()
+    before = compiler.calls
+    a = compile_kernel(three, (I32, I32), block=96)
+    assert compiler.calls - before == 1
+    b = compile_kernel(three, (I32, I32), block=(48, 2))
+    assert compiler.calls - before == 2
+    assert a.cubin != b.cubin
+    again = compile_kernel(three, (I32, I32), block=96, grid=7)  # a new grid: no new NVRTC call
+    assert compiler.calls - before == 2
+    assert again.cubin
+
+
+def _compile_error(kernel, sig=(F32, F32), block=(128,)) -> str:
+    with pytest.raises(Exception) as info:  # numba wraps typing errors; the message must be ours
+        compile_kernel(kernel, sig, block=block)
+    return str(info.value)
+
+
+def test_host_call_is_an_error() -> None:
+    with pytest.raises(UsageError, match=r"coop\.block\.sum\(\) was called on the host"):
+        coop.block.sum(1.0)
+
+
+def test_kernel_compiled_without_launch_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = coop.block.sum(x[cuda.threadIdx.x])
+
+    from cuda.coop.numba_mlir._seams import assumed_compute_capability
+
+    with assumed_compute_capability((9, 0)), pytest.raises(Exception, match=r"needs the block shape of a launch"):
+        kernel.compile((F32, F32))
+
+
+def test_non_constant_extent_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(x.size, np.float32)
+        coop.block.load(x, items)
+
+    assert "must be a compile-time constant integer" in _compile_error(kernel)
+
+
+def test_non_constant_algorithm_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        algo = "raking" if x[0] > 0 else "warp_scans"
+        out[0] = coop.block.exclusive_sum(x[0], algorithm=algo)
+
+    assert "'algorithm' must be a compile-time constant" in _compile_error(kernel)
+
+
+def test_wrong_types_are_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(ITEMS, np.int32)
+        coop.block.load(x, items)
+
+    message = _compile_error(kernel)
+    assert "coop.block.load()" in message and "'src' holds float32 but 'items' is int32" in message
+
+    @cuda.jit
+    def complex_kernel(x, out):
+        out[0] = coop.block.sum(x[0] * 1j)
+
+    assert "coop.block.sum()" in _compile_error(complex_kernel)
+
+
+def test_unsupported_operator_is_an_error() -> None:
+    @cuda.jit
+    def bitwise_on_floats(x, out):
+        out[0] = coop.block.reduce(x[0], "&")
+
+    assert "is not defined for float32" in _compile_error(bitwise_on_floats)
+
+    @cuda.jit
+    def not_an_operator(x, out):
+        out[0] = coop.block.reduce(x[0], 42)
+
+    assert "op=42" in _compile_error(not_an_operator)
+
+
+def test_block_larger_than_1024_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = coop.block.sum(x[0])
+
+    assert "at most 1024" in _compile_error(kernel, block=(64, 32))
+
+
+@pytest.mark.parametrize("threads", [3, 64, 0])
+def test_invalid_logical_warp_size_is_an_error(threads: int) -> None:
+    THREADS = threads
+
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = coop.warp.sum(x[0], threads=THREADS)
+
+    assert "logical_warp_threads" in _compile_error(kernel)
+
+
+def test_unknown_algorithm_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        out[0] = coop.block.sum(x[0], algorithm="fastest")
+
+    message = _compile_error(kernel)
+    assert "'fastest' is not a BlockReduceAlgorithm" in message and "'raking'" in message
