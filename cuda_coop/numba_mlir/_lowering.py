@@ -45,7 +45,7 @@ def _user_op(cs: CallSite, fn: Any, dtype: Any) -> tuple[UserOp, tuple[str, Any,
     if not callable(pyfunc):
         raise cs.error(f"op={fn!r} is neither a known operator nor a Python function")
     code = getattr(pyfunc, "__code__", None)
-    identity = repr((pyfunc.__module__, pyfunc.__qualname__, code and code.co_code, code and code.co_consts, str(dtype)))
+    identity = repr((pyfunc.__module__, pyfunc.__qualname__, code and (code.co_code, code.co_consts), str(dtype)))
     symbol = f"cuda_coop_op_{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
     return UserOp(symbol), (symbol, pyfunc, dtype(dtype, dtype))
 

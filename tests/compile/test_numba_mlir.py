@@ -13,11 +13,12 @@ import pytest
 
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 
-import cuda.coop as coop  # noqa: E402
-from cuda.coop.errors import UsageError  # noqa: E402
-from cuda.coop.numba_mlir import compile_kernel  # noqa: E402
-from numba_cuda_mlir import cuda  # noqa: E402
-from numba_cuda_mlir.numba_cuda import types  # noqa: E402
+from numba_cuda_mlir import cuda
+from numba_cuda_mlir.numba_cuda import types
+
+import cuda.coop as coop
+from cuda.coop.errors import UsageError
+from cuda.coop.numba_mlir import compile_kernel
 
 ITEMS = 4
 F32 = types.float32[::1]

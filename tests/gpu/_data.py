@@ -30,10 +30,12 @@ def tolerance(dtype: str, count: int) -> dict[str, float]:
 
 def wrap_cumsum(values: np.ndarray, axis: int = -1) -> np.ndarray:
     """Inclusive prefix sums in the values' own dtype (integers wrap as in C++), floats in float64."""
-    dt = values.dtype
-    return np.cumsum(values.astype(np.float64) if dt.kind == "f" else values, axis=axis, dtype=None if dt.kind == "f" else dt)
+    if values.dtype.kind == "f":
+        return np.cumsum(values.astype(np.float64), axis=axis)
+    return np.cumsum(values, axis=axis, dtype=values.dtype)
 
 
 def wrap_sum(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    dt = values.dtype
-    return np.sum(values.astype(np.float64) if dt.kind == "f" else values, axis=axis, dtype=None if dt.kind == "f" else dt)
+    if values.dtype.kind == "f":
+        return np.sum(values.astype(np.float64), axis=axis)
+    return np.sum(values, axis=axis, dtype=values.dtype)

@@ -22,8 +22,9 @@ CASES = list(itertools.product(DTYPES, BLOCKS, ITEMS, range(len(LOAD_STORE))))
 
 
 def _make_kernel(dtype: str, ipt: int, tile: int, la: str, sa: str, ra: str, sca: str):
-    import cuda.coop as coop
     from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
 
     DT = getattr(np, dtype)
     IPT, TILE, LA, SA, RA, SCA = ipt, tile, la, sa, ra, sca

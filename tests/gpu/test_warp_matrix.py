@@ -15,8 +15,9 @@ CASES = list(itertools.product(DTYPES, WARPS, BLOCKS))
 
 
 def _make_kernel(dtype: str, width: int, block_threads: int):
-    import cuda.coop as coop
     from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
 
     W, T = width, block_threads
 
