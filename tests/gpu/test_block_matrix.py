@@ -66,7 +66,8 @@ def _expected(x: np.ndarray, tiles: int, tile: int, ipt: int, initial) -> dict[s
     first = t[:, ::ipt]  # items[0] of each thread (blocked arrangement)
     inc = wrap_cumsum(t)
     firsts_inc = wrap_cumsum(first)
-    exmax = np.maximum.accumulate(np.concatenate([np.full((tiles, 1), initial, x.dtype), first[:, :-1]], axis=1), axis=1)
+    seeded = np.concatenate([np.full((tiles, 1), initial, x.dtype), first[:, :-1]], axis=1)
+    exmax = np.maximum.accumulate(seeded, axis=1)
     return {
         "copy": x,
         "sums": wrap_sum(t),
@@ -80,7 +81,11 @@ def _expected(x: np.ndarray, tiles: int, tile: int, ipt: int, initial) -> dict[s
     }
 
 
-@pytest.mark.parametrize(("dtype", "block", "ipt", "algo"), CASES, ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def _id(value: object) -> str:
+    return "x".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+@pytest.mark.parametrize(("dtype", "block", "ipt", "algo"), CASES, ids=_id)
 def test_block_primitives(dtype: str, block: tuple[int, int, int], ipt: int, algo: int) -> None:
     from numba_cuda_mlir import cuda
 
@@ -98,11 +103,9 @@ def test_block_primitives(dtype: str, block: tuple[int, int, int], ipt: int, alg
     kernel = _make_kernel(dtype, ipt, tile, la, sa, ra, sca)
 
     dt = np.dtype(dtype)
-    outs = {
-        "copy": np.full(n, 3, dt), "sums": np.full(tiles, 3, dt), "maxes": np.full(tiles, 3, dt),
-        "exsum": np.full(n, 3, dt), "incmax": np.full(n, 3, dt), "s_ex": np.full(tiles * threads, 3, dt),
-        "s_inc": np.full(tiles * threads, 3, dt), "s_exmax": np.full(tiles * threads, 3, dt), "aggs": np.full(tiles, 3, dt),
-    }
+    sizes = {"copy": n, "sums": tiles, "maxes": tiles, "exsum": n, "incmax": n, "s_ex": tiles * threads,
+             "s_inc": tiles * threads, "s_exmax": tiles * threads, "aggs": tiles}
+    outs = {name: np.full(size, 3, dt) for name, size in sizes.items()}  # poisoned
     d_outs = {k: cuda.to_device(v) for k, v in outs.items()}
     needs_exchange = la in ("transpose", "warp_transpose", "warp_transpose_timesliced")
     try:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, random_values, tolerance, wrap_cumsum, wrap_sum
+from tests.gpu.test_block_matrix import _id
 
 WARPS = (1, 2, 4, 8, 16, 32)
 BLOCKS = ((32, 1, 1), (128, 1, 1), (16, 8, 1), (4, 4, 4))
@@ -41,7 +42,7 @@ def _make_kernel(dtype: str, width: int, block_threads: int):
     return kernel
 
 
-@pytest.mark.parametrize(("dtype", "width", "block"), CASES, ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+@pytest.mark.parametrize(("dtype", "width", "block"), CASES, ids=_id)
 def test_warp_primitives(dtype: str, width: int, block: tuple[int, int, int]) -> None:
     from numba_cuda_mlir import cuda
 
