@@ -106,13 +106,13 @@ def test_source_is_this_repository(recipe: dict[str, Any]) -> None:
     assert (RECIPE / recipe["source"]["path"]).resolve() == REPO
 
 
-def test_build_is_noarch_python_with_revision(recipe: dict[str, Any]) -> None:
+def test_build_is_noarch_python_with_build_sh(recipe: dict[str, Any]) -> None:
     build = recipe["build"]
     assert build["noarch"] == "python"
     assert isinstance(build["number"], int)
     assert "script" not in build, "the build script is recipe/build.sh"
     assert os.access(RECIPE / "build.sh", os.X_OK)
-    assert build["script_env"] == [f"CUDA_COOP_CCCL_SOURCE_REVISION=v{_cccl_version(recipe)}"]
+    assert "script_env" not in build, "build.sh takes the revision from the cccl package record"
 
 
 def test_host_requirements(recipe: dict[str, Any]) -> None:
@@ -274,9 +274,6 @@ class CondaLikeBuild:
                "CONDA_BUILD_STATE": "BUILD", "CPU_COUNT": "2", "CMAKE_GENERATOR": "Unix Makefiles",
                "HOME": str(self.root), "LANG": "C.UTF-8",
                "PATH": os.pathsep.join([str(self.prefix / "bin"), _tool_path()])}
-        for entry in self.recipe["build"]["script_env"]:
-            key, _, value = entry.partition("=")
-            env[key] = value
         return env
 
     def run_build_sh(self) -> subprocess.CompletedProcess[str]:
@@ -392,8 +389,7 @@ def test_recipe_cmake_test_catches_a_wrong_revision(built: CondaLikeBuild, tmp_p
 
 def test_build_sh_without_cccl_record_fails_clearly(tmp_path: Path) -> None:
     """Outside conda (no cccl package record) build.sh stops before building, naming what is missing."""
-    env = {"PREFIX": str(tmp_path), "SRC_DIR": str(tmp_path), "PYTHON": sys.executable, "PATH": os.environ["PATH"],
-           "CUDA_COOP_CCCL_SOURCE_REVISION": "v0"}
+    env = {"PREFIX": str(tmp_path), "SRC_DIR": str(tmp_path), "PYTHON": sys.executable, "PATH": os.environ["PATH"]}
     (tmp_path / "conda-meta").mkdir()
     proc = subprocess.run(["bash", str(RECIPE / "build.sh")], cwd=tmp_path, env=env, capture_output=True, text=True,
                           check=False)
