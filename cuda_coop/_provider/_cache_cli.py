@@ -1,0 +1,58 @@
+"""``python -m cuda.coop cache [--clear] [--json]``: show or clear the persistent provider cache.
+
+The CLI module (``cuda_coop._cli``) adds the subcommand with :func:`add_arguments` and dispatches
+to :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ._cache import DEFAULT_MAX_BYTES, DiskCache, settings
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``cache`` subcommand's options to ``parser``."""
+    parser.add_argument("--clear", action="store_true", help="remove every cached provider")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print where the cache is, whether it is enabled, its entries and size; clear it with ``--clear``."""
+    conf = settings()
+    cache = DiskCache(conf.root, DEFAULT_MAX_BYTES)
+    before = cache.stats()
+    if args.clear:
+        cache.clear()
+    after = cache.stats()
+    report = {
+        "enabled": conf.enabled,
+        "directory": str(conf.root),
+        "entries": after.entries,
+        "bytes": after.total_bytes,
+        "max_bytes": after.max_bytes,
+        "cleared": before.entries - after.entries if args.clear else 0,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    state = "enabled" if conf.enabled else "disabled (set CUDA_COOP_ENABLE_CACHE=1 to enable)"
+    print(f"provider cache  {state}")
+    print(f"  directory     {conf.root}")
+    print(f"  entries       {after.entries}")
+    print(f"  size          {_size(after.total_bytes)} of {_size(after.max_bytes)}")
+    if args.clear:
+        print(f"  cleared       {report['cleared']} entries ({_size(before.total_bytes - after.total_bytes)})")
+    return 0

@@ -1,0 +1,97 @@
+"""Provider cache keys and the NVRTC options they cover.
+
+The key (seed: launch dims, dtype and item extent, storage ABI, compute capability, compiler options,
+ordered header identity, toolkit-library identity) is a SHA-256 over:
+
+- :data:`KEY_SCHEMA_VERSION`;
+- the rendered source, which spells the block dims, dtypes, extents, algorithms, operators and user
+  types' storage ABI (and so covers everything a request can change);
+- the NVRTC options exactly as passed to NVRTC (``-arch`` carries the compute capability; the
+  include paths carry the ordered roots), minus the precompiled-header options, which never change
+  the output;
+- the header identity (ordered roots and a fingerprint of their contents);
+- the toolkit identity (NVRTC, nvrtc-builtins, nvJitLink, CUDA headers) and NVRTC's version.
+
+Nothing else (backend name, dump or cache directory, compiler instance, request argument order)
+enters the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._toolchain import Toolchain
+
+__all__ = ["KEY_SCHEMA_VERSION", "ProviderKey", "compile_options", "normalize_arch", "provider_key"]
+
+KEY_SCHEMA_VERSION = 1
+
+_ARCH = re.compile(r"(?:sm_|compute_)?(\d{2,3})([af]?)\Z")
+
+
+def normalize_arch(arch: object) -> str:
+    """``"sm_<cc>"`` (with an ``a``/``f`` suffix if given) from 90, "90", "sm_90", "compute_90a", (9, 0).
+
+    Raises
+    ------
+    ValueError
+        If ``arch`` is none of those forms.
+    """
+    if isinstance(arch, tuple) and len(arch) == 2 and all(isinstance(v, int) for v in arch):
+        return f"sm_{arch[0]}{arch[1]}"
+    if isinstance(arch, int) and not isinstance(arch, bool):
+        arch = str(arch)
+    if isinstance(arch, str) and (m := _ARCH.match(arch.strip().lower())):
+        return f"sm_{m.group(1)}{m.group(2)}"
+    raise ValueError(f"arch={arch!r} is not a compute capability; use e.g. 90, 'sm_90', 'sm_90a' or (9, 0)")
+
+
+def compile_options(toolchain: Toolchain, arch: object, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The NVRTC options of a provider: the list passed to NVRTC and hashed into the key.
+
+    ``-rdc -dlto`` produce LTO-IR for linking into the kernel; the CCCL roots come before the
+    CUDA include directory so that the toolkit's own CCCL is never found first.
+    """
+    return (
+        f"-arch={normalize_arch(arch)}",
+        "-rdc=true",
+        "-dlto",
+        "-std=c++17",
+        *(f"--include-path={root}" for root in toolchain.include_roots),
+        *extra,
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProviderKey:
+    """The components of a provider's cache key; :attr:`digest` is the content address."""
+
+    source: str
+    options: tuple[str, ...]
+    header_identity: str
+    toolkit_identity: str
+    nvrtc_version: tuple[int, int]
+    schema: int = KEY_SCHEMA_VERSION
+
+    @property
+    def digest(self) -> str:
+        """64 hex digits."""
+        h = hashlib.sha256(f"cuda-coop provider key v{self.schema}\0".encode())
+        h.update(hashlib.sha256(self.source.encode()).digest())
+        for part in (*self.options, "\0", self.header_identity, self.toolkit_identity, repr(self.nvrtc_version)):
+            h.update(part.encode() + b"\0")
+        return h.hexdigest()
+
+
+def provider_key(source: str, options: Sequence[str], toolchain: Toolchain) -> ProviderKey:
+    """The key of ``source`` compiled with ``options`` by ``toolchain``."""
+    return ProviderKey(
+        source=source,
+        options=tuple(options),
+        header_identity=toolchain.header_identity,
+        toolkit_identity=toolchain.toolkit_identity,
+        nvrtc_version=toolchain.nvrtc_version,
+    )

@@ -1,0 +1,185 @@
+"""A provider: the CUB specialisations one kernel needs, rendered, compiled once, cached.
+
+What the DSL integration calls::
+
+    provider = Provider(requests, block_dim=(256, 1, 1), arch="sm_90", attempt=attempt)
+    provider.symbols      # one WrapperSignature per request: extern "C" symbol + C signature
+    provider.externs      # user operators/callbacks the DSL must supply as LTO-IR
+    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache, or one NVRTC call
+
+Construction validates the requests (``ValueError`` naming the primitive and parameter) and needs
+no toolkit. The toolchain is resolved, the source rendered and the key computed on first use of
+:attr:`source` / :attr:`key` / :meth:`ltoir`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import _specs
+from ..errors import CompileError
+from ._abi import ExternFunction, Plan, WrapperSignature, plan
+from ._cache import ProviderCache, default_cache
+from ._dump import dump_name, dump_source, failure_source
+from ._key import ProviderKey, compile_options, normalize_arch, provider_key
+from ._nvrtc import Compiler, default_compiler
+from ._render import preamble, render
+from ._toolchain import Toolchain, resolve_toolchain
+
+if TYPE_CHECKING:
+    from .._identity import CompileAttempt
+
+__all__ = ["Provider"]
+
+_log = logging.getLogger("cuda.coop")
+
+
+class Provider:
+    """The CUB specialisations of one kernel, as one translation unit and its LTO-IR.
+
+    Parameters
+    ----------
+    requests:
+        One :class:`~cuda_coop._specs.Request` per call site; :attr:`symbols` follows this order.
+    block_dim:
+        The launch's block shape (1 to 3 integers); every block-scope primitive is specialised for it.
+    arch:
+        Target compute capability: ``"sm_90"``, ``90``, ``(9, 0)``...
+    backend:
+        Name of the DSL, used in source dump file names only.
+    extra_options:
+        Further NVRTC options (part of the key), e.g. ``("-lineinfo",)``.
+    attempt:
+        The compile attempt sharing header/toolkit identity with other providers of the same compile.
+    toolchain, compiler, cache:
+        Seams: an already resolved toolchain, another :class:`~._nvrtc.Compiler`, another cache.
+
+    Raises
+    ------
+    ValueError
+        An invalid request (unknown primitive, method, overload or parameter; a bad value; a
+        configuration CUB would reject or silently change) or an invalid ``arch``.
+    """
+
+    def __init__(
+        self,
+        requests: Sequence[_specs.Request],
+        *,
+        block_dim: tuple[int, ...],
+        arch: object,
+        backend: str = "numba_mlir",
+        extra_options: Sequence[str] = (),
+        attempt: CompileAttempt | None = None,
+        toolchain: Toolchain | None = None,
+        compiler: Compiler | None = None,
+        cache: ProviderCache | None = None,
+    ) -> None:
+        self.plan: Plan = plan(requests, block_dim)
+        self.arch = normalize_arch(arch)
+        self.backend = backend
+        dump_name(backend, "0" * 16)  # validates the name now
+        self.extra_options = tuple(extra_options)
+        self._attempt = attempt
+        self._toolchain = toolchain
+        self._compiler = compiler
+        self._cache = cache
+        self._source: str | None = None
+        self._key: ProviderKey | None = None
+        self._ltoir: bytes | None = None
+        self._lock = threading.RLock()
+        self.origin: str | None = None
+        """Where :meth:`ltoir` got the bytes: ``"cache"`` or ``"nvrtc"`` (None before)."""
+
+    @property
+    def symbols(self) -> tuple[WrapperSignature, ...]:
+        """One wrapper per request, in request order."""
+        return self.plan.signatures
+
+    @property
+    def externs(self) -> tuple[ExternFunction, ...]:
+        """User functions the provider calls; the DSL supplies each as LTO-IR under its symbol."""
+        return self.plan.externs
+
+    @property
+    def toolchain(self) -> Toolchain:
+        with self._lock:
+            if self._toolchain is None:
+                self._toolchain = resolve_toolchain(self._attempt)
+            return self._toolchain
+
+    @property
+    def preamble(self) -> str:
+        """The include block every provider starts with (the PCH boundary)."""
+        return preamble(_specs.headers())
+
+    @property
+    def source(self) -> str:
+        """The rendered CUDA C++."""
+        with self._lock:
+            if self._source is None:
+                self._source = render(self.plan, cccl_version=self.toolchain.cccl_version, headers=_specs.headers())
+            return self._source
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The NVRTC options (without PCH options)."""
+        return compile_options(self.toolchain, self.arch, self.extra_options)
+
+    @property
+    def key(self) -> ProviderKey:
+        """The cache key; ``key.digest`` is the content address."""
+        with self._lock:
+            if self._key is None:
+                self._key = provider_key(self.source, self.options, self.toolchain)
+            return self._key
+
+    def ltoir(self) -> bytes:
+        """The provider's LTO-IR: from the cache, or from one NVRTC compile (then cached).
+
+        Raises
+        ------
+        CompileError
+            NVRTC rejected the source; carries the log, the options and the path of the source.
+        """
+        with self._lock:
+            if self._ltoir is not None:
+                return self._ltoir
+            start = time.perf_counter()
+            cache = self._cache if self._cache is not None else default_cache()
+            digest = self.key.digest
+            data = cache.get(digest)
+            if data is not None:
+                dump_source(self.source, self.backend, digest)
+                self.origin = "cache"
+                _log.debug("cuda.coop: provider %s: cache hit in %.3f s", digest[:16], time.perf_counter() - start)
+            else:
+                data = self._compile(digest)
+                cache.put(digest, data)
+                self.origin = "nvrtc"
+            self._ltoir = data
+            return data
+
+    def _compile(self, digest: str) -> bytes:
+        compiler = self._compiler if self._compiler is not None else default_compiler()
+        options = self.options
+        result = compiler.compile(self.source, options, name=dump_name(self.backend, digest), preamble=self.preamble)
+        if result.ltoir is None:
+            path = failure_source(self.source, self.backend, digest)
+            sites = "; ".join(s.binding.canonical() for s in self.symbols)
+            raise CompileError(
+                f"NVRTC could not compile the cuda-coop provider for {sites}",
+                log=result.log,
+                source_path=path,
+                options=options,
+            )
+        dump_source(self.source, self.backend, digest)
+        _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], result.seconds)
+        return result.ltoir
+
+    def __repr__(self) -> str:
+        sites = ", ".join(f"{s.binding.spec.name}.{s.binding.method.name}" for s in self.symbols)
+        return f"<Provider {self.plan.prefix} block={self.plan.block_dim} arch={self.arch} [{sites}]>"

@@ -1,0 +1,277 @@
+"""Render a provider's CUDA C++: one translation unit with every wrapper of one kernel.
+
+:func:`render` is a pure function of a :class:`~._abi.Plan`, the expected ``CCCL_VERSION`` and the
+include preamble: no I/O, no environment, no clock. Layout of the translation unit:
+
+1. The preamble: ``#include`` of every registered primitive's header plus the support headers,
+   always the same list in the same order whatever the kernel uses (parsing CCCL dominates compile
+   time and barely depends on how many of its headers are included; a fixed preamble lets NVRTC
+   reuse one precompiled header for every provider of a process). Headers only some value types
+   need (``<cuda/std/complex>``, ~0.2 s of parsing) follow it, in providers that use those types.
+2. ``static_assert(CCCL_VERSION == N)``: the CCCL found first on the include path must be the one
+   selected (never the CUDA toolkit's copy).
+3. ``namespace cuda_coop_<prefix>``: a ``prim_<i>`` alias per call site, the shared temporary storage,
+   and the functors wrapping user functions.
+4. One ``extern "C" __device__`` wrapper per call site.
+
+Temporary storage (``__shared__``, owned by the provider; the kernel passes no scratch):
+
+- Block-scope call sites share one union, ``storage.block``: the footprint is the max over the
+  call sites, not the sum.
+- Warp-scope call sites get a separate region, one slot per hardware warp (``storage.warp[tid/32]``),
+  and within it one union per logical-warp width ``w<N>`` holding ``32/N`` TempStorages, one per
+  logical warp. A warp therefore only ever touches its own slot, and call sites of different widths
+  never overlap.
+
+Barriers (CUB's rule: synchronise before temporary storage is reused):
+
+- A block-scope wrapper whose TempStorage is not empty starts with ``__syncthreads()``: every earlier
+  use of the union, by any call site or by this one in an earlier loop iteration, has finished before
+  it writes. Block collectives are called by every thread of the block, so the barrier is legal.
+- A warp-scope wrapper whose TempStorage is not empty starts with ``__syncwarp(mask)`` over its
+  logical warp's lanes only, so warp primitives stay callable in warp-divergent code.
+- Primitives with empty TempStorage (direct/striped/vectorized loads and stores, shuffle-based warp
+  reductions and scans) get no barrier. ``cuda_coop_detail::uses_storage`` decides at C++ compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._specs import ArgKind, Binding, KnownOp, Param, Scope, TParamKind, UserCallback, UserOp, ValueType
+from ._abi import CParam, Plan, WrapperSignature
+
+__all__ = ["SUPPORT_HEADERS", "preamble", "render"]
+
+SUPPORT_HEADERS = (
+    "cuda/std/cstdint",
+    "cuda/std/functional",
+    "cuda/functional",
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+)
+"""Headers every provider includes besides the primitives' own (types and functors)."""
+
+_DETAIL = """\
+namespace cuda_coop_detail
+{
+// Whether a collective's TempStorage holds anything (CUB's empty storage is one byte).
+template <class Prim>
+inline constexpr bool uses_storage = sizeof(typename Prim::TempStorage) > 1;
+
+// Lanes of the calling thread's logical warp (LogicalWarpThreads divides the block size).
+template <int LogicalWarpThreads>
+__device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
+{
+  if constexpr (LogicalWarpThreads == 32)
+  {
+    return 0xffffffffu;
+  }
+  else
+  {
+    return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+} // namespace cuda_coop_detail
+"""
+
+
+def preamble(headers: Sequence[str]) -> str:
+    """The fixed include block: ``headers`` (the registry's, sorted) then :data:`SUPPORT_HEADERS`."""
+    return "".join(f"#include <{h}>\n" for h in (*headers, *SUPPORT_HEADERS))
+
+
+def _template_args(b: Binding) -> str:
+    out = []
+    for tp in b.spec.tparams:
+        value = b.values[tp.name]
+        if tp.kind is TParamKind.TYPE:
+            out.append(value.cpp)
+        elif tp.kind is TParamKind.BOOL:
+            out.append("true" if value else "false")
+        else:
+            out.append(str(value))
+    return f"{b.spec.cub_class}<{', '.join(out)}>"
+
+
+def _user_types(plan: Plan) -> list[ValueType]:
+    seen: dict[str, ValueType] = {}
+    for b in plan.bindings:
+        for v in b.values.values():
+            if isinstance(v, ValueType) and v.is_user:
+                seen[v.cpp] = v
+    return [seen[k] for k in sorted(seen)]
+
+
+def _value_types(plan: Plan) -> list[ValueType]:
+    found = {v.name: v for b in plan.bindings for v in b.values.values() if isinstance(v, ValueType)}
+    for sig in plan.signatures:
+        found.update({p.value_type.name: p.value_type for p in sig.params if p.value_type is not None})
+    return [found[k] for k in sorted(found)]
+
+
+def _type_headers(plan: Plan) -> list[str]:
+    return sorted({v.header for b in plan.bindings for v in b.values.values() if isinstance(v, ValueType) and v.header})
+
+
+def _functor(i: int, b: Binding, p: Param) -> str:
+    fn = b.values[p.name]
+    rt = b.type_of(p.returns or "")
+    args = [b.type_of(ref) for ref in p.args]
+    formals = ", ".join(f"const {t.cpp}& a{k}" for k, t in enumerate(args))
+    actuals = [f"a{k}" if t.abi == "value" else f"&a{k}" for k, t in enumerate(args)]
+    state = ["state"] if isinstance(fn, UserCallback) else []
+    if rt.abi == "value":
+        body = f"return {fn.symbol}({', '.join(state + actuals)});"
+    else:
+        body = f"{rt.cpp} r; {fn.symbol}({', '.join([*state, '&r', *actuals])}); return r;"
+    kind = "cb" if state else "op"
+    member = "  void* state;\n" if state else ""
+    const = "" if state else " const"
+    return (
+        f"struct {kind}_{i}_{p.name}\n{{\n{member}"
+        f"  __device__ __forceinline__ {rt.cpp} operator()({formals}){const}\n  {{\n    {body}\n  }}\n}};\n"
+    )
+
+
+def _storage(plan: Plan, ns_lines: list[str]) -> None:
+    block = [i for i, b in enumerate(plan.bindings) if b.spec.scope is Scope.BLOCK]
+    warp: dict[int, list[int]] = {}
+    for i, b in enumerate(plan.bindings):
+        if b.spec.scope is Scope.WARP:
+            warp.setdefault(b.values["logical_warp_threads"], []).append(i)
+    members = []
+    if block:
+        ns_lines.append("// Block-scope call sites share one region: the max of their TempStorage, not the sum.")
+        ns_lines.append("union block_storage_t\n{")
+        ns_lines += [f"  prim_{i}::TempStorage s{i};" for i in block]
+        ns_lines.append("};")
+        members.append("  block_storage_t block;")
+    if warp:
+        x, y, z = plan.block_dim
+        hw_warps = (x * y * z + 31) // 32
+        ns_lines.append("// Warp-scope call sites: one slot per hardware warp; one union per logical-warp width.")
+        for width in sorted(warp, reverse=True):
+            ns_lines.append(f"union warp_storage_{width}_t\n{{")
+            ns_lines += [f"  prim_{i}::TempStorage s{i}[{32 // width}];" for i in warp[width]]
+            ns_lines.append("};")
+        ns_lines.append("struct warp_storage_t\n{")
+        ns_lines += [f"  warp_storage_{w}_t w{w};" for w in sorted(warp, reverse=True)]
+        ns_lines.append("};")
+        members.append(f"  warp_storage_t warp[{hw_warps}];")
+    ns_lines.append("struct storage_t\n{")
+    ns_lines += members
+    ns_lines.append("};")
+    ns_lines.append("static __shared__ storage_t storage;")
+    ns_lines.append(
+        "static_assert(sizeof(storage_t) <= 48 * 1024, \"cuda-coop: this kernel's CUB temporary storage exceeds the "
+        "48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or "
+        "algorithms that need less shared memory (direct, striped, vectorize)\");"
+    )
+
+
+def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[str, CParam]) -> str:
+    b = sig.binding
+    if p.kind is ArgKind.OPERATOR:
+        fn = b.values[p.name]
+        return f"{fn}{{}}" if isinstance(fn, KnownOp) else f"{ns}::op_{i}_{p.name}{{}}"
+    if p.kind is ArgKind.CALLBACK:
+        return f"{p.name}_fn"
+    if p.name == sig.returned_output:
+        return p.name
+    c = cparams[p.name]
+    if c.extent is not None:
+        return f"reinterpret_cast<{c.value_type.cpp}(&)[{c.extent}]>(*{p.name})"  # type: ignore[union-attr]
+    if p.kind is ArgKind.POINTER or not c.pointer:
+        return p.name
+    return f"*{p.name}"
+
+
+def _wrapper(ns: str, i: int, sig: WrapperSignature) -> str:
+    b = sig.binding
+    cparams = {c.name: c for c in sig.params}
+    lines = [sig.declaration, "{", f"  using Prim = {ns}::prim_{i};"]
+    if b.spec.scope is Scope.BLOCK:
+        lines.append("  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }")
+        temp = f"{ns}::storage.block.s{i}"
+    else:
+        width = b.values["logical_warp_threads"]
+        x, y, _ = b.block_dim
+        tid = (
+            "threadIdx.x"
+            if b.block_dim[1:] == (1, 1)
+            else f"static_cast<int>(threadIdx.x + {x} * (threadIdx.y + {y} * threadIdx.z))"
+        )
+        lines += [
+            f"  const int tid = {tid};",
+            f"  Prim::TempStorage& temp = {ns}::storage.warp[tid / 32].w{width}.s{i}[tid % 32 / {width}];",
+            "  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n"
+            f"    __syncwarp(cuda_coop_detail::logical_warp_mask<{width}>(tid));\n  }}",
+        ]
+        temp = "temp"
+    for p in b.overload.all_params:
+        if p.kind is ArgKind.CALLBACK:
+            lines.append(f"  {ns}::cb_{i}_{p.name} {p.name}_fn{{{p.name}}};")
+    if sig.returned_output:
+        lines.append(f"  {sig.returns.cpp} {sig.returned_output};")  # type: ignore[union-attr]
+    ctor = [temp] + [_argument(ns, i, sig, p, cparams) for p in b.overload.ctor_params]
+    args = [_argument(ns, i, sig, p, cparams) for p in b.overload.params]
+    call = f"Prim({', '.join(ctor)}).{b.method.cpp}({', '.join(args)})"
+    if b.method.returns is None:
+        lines.append(f"  {call};")
+        if sig.returned_output:
+            lines.append(f"  return {sig.returned_output};")
+    elif sig.returns is not None:
+        lines.append(f"  return {call};")
+    else:
+        lines.append(f"  *result = {call};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def render(plan: Plan, *, cccl_version: int, headers: Sequence[str]) -> str:
+    """The provider's CUDA C++ source.
+
+    Parameters
+    ----------
+    plan:
+        The kernel's call sites (:func:`~._abi.plan`).
+    cccl_version:
+        ``CCCL_VERSION`` of the selected CCCL root (e.g. 3006000), asserted in the source.
+    headers:
+        The primitives' headers (the registry's, sorted), included before :data:`SUPPORT_HEADERS`.
+    """
+    ns = f"cuda_coop_{plan.prefix}"
+    major, minor, patch = cccl_version // 1000000, cccl_version // 1000 % 1000, cccl_version % 1000
+    out = [preamble(headers)]
+    out += [f"#include <{h}>\n" for h in _type_headers(plan)]
+    out.append(
+        f'\nstatic_assert(CCCL_VERSION == {cccl_version}, "cuda-coop selected CCCL {major}.{minor}.{patch}, '
+        "but another CCCL (e.g. the CUDA toolkit's) comes first on the include path\");\n"
+    )
+    out.append(f"\n// cuda-coop provider {plan.prefix}: block {plan.block_dim}\n")
+    out += [f"//   [{i}] {b.canonical()}\n" for i, b in enumerate(plan.bindings)]
+    out.append("\n" + _DETAIL)
+    types = _user_types(plan)
+    if types:
+        out.append("\n// User types: storage ABI only.\n")
+        out += [f"struct alignas({t.align}) {t.cpp}\n{{\n  unsigned char bytes[{t.size}];\n}};\n" for t in types]
+    if plan.externs:
+        out.append("\n// User functions, supplied as LTO-IR by the DSL.\n")
+        out += [f"{e.declaration};\n" for e in plan.externs]
+    out.append("\n// Storage ABI of the value types, as the DSL sees them.\n")
+    out += [
+        f'static_assert(sizeof({t.cpp}) == {t.size} && alignof({t.cpp}) == {t.align}, "storage ABI of {t.name}");\n'
+        for t in _value_types(plan)
+    ]
+    ns_lines = [f"\nnamespace {ns}\n{{"]
+    ns_lines += [f"using prim_{i} = {_template_args(b)};" for i, b in enumerate(plan.bindings)]
+    _storage(plan, ns_lines)
+    for i, b in enumerate(plan.bindings):
+        for p in b.overload.all_params:
+            if isinstance(b.values.get(p.name), UserOp | UserCallback):
+                ns_lines.append(_functor(i, b, p).rstrip("\n"))
+    ns_lines.append(f"}} // namespace {ns}\n")
+    out.append("\n".join(ns_lines))
+    out += ["\n" + _wrapper(ns, i, sig) for i, sig in enumerate(plan.signatures)]
+    return "".join(out)

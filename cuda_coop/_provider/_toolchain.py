@@ -1,0 +1,71 @@
+"""What a provider compiles with: include roots (CCCL first), the CCCL version, and identities.
+
+A :class:`Toolchain` is resolved once per :class:`~cuda_coop._identity.CompileAttempt` (one per
+kernel compile): the CCCL root is re-selected for every new provider, header contents are
+fingerprinted once per ordered root selection in that attempt, and a later attempt sees edits.
+Tests build a :class:`Toolchain` directly instead (the fake seam).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._identity import CompileAttempt
+
+__all__ = ["Toolchain", "resolve_toolchain"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Toolchain:
+    """Resolved compile inputs that are not part of the rendered source."""
+
+    cccl_include_roots: tuple[Path, ...]
+    """The selected CCCL's include roots, in order; they come first on the include path."""
+    cccl_version: int
+    """``CCCL_VERSION`` of the selected CCCL (asserted in every provider)."""
+    cuda_include: Path
+    """The CUDA include directory, after the CCCL roots."""
+    header_identity: str
+    """Fingerprint of the ordered include roots and their contents."""
+    toolkit_identity: str
+    """Identity of NVRTC, nvrtc-builtins, nvJitLink and the CUDA headers."""
+    nvrtc_version: tuple[int, int] = (0, 0)
+
+    @property
+    def include_roots(self) -> tuple[Path, ...]:
+        """Every include directory, in search order."""
+        return (*self.cccl_include_roots, self.cuda_include)
+
+
+def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
+    """Select the CCCL root and the toolkit and fingerprint them, within ``attempt``.
+
+    Parameters
+    ----------
+    attempt:
+        The compile attempt sharing identities between the providers of one kernel compile;
+        a new one when None.
+
+    Raises
+    ------
+    ConfigurationError, HeaderBundleError, HeaderResolutionError, ToolkitError
+        As the CCCL, CUDA-header and toolkit resolvers raise them.
+    """
+    from .._cccl import resolve_cccl_root
+    from .._identity import CompileAttempt
+
+    attempt = attempt or CompileAttempt()
+    cccl = resolve_cccl_root()
+    toolkit = attempt.toolkit()
+    roots = (*cccl.include_roots, toolkit.cuda_include.path)
+    return Toolchain(
+        cccl_include_roots=tuple(cccl.include_roots),
+        cccl_version=cccl.version_number,
+        cuda_include=toolkit.cuda_include.path,
+        header_identity=attempt.header_identity(roots).digest,
+        toolkit_identity=attempt.toolkit_identity(),
+        nvrtc_version=toolkit.nvrtc.version,
+    )

@@ -1,0 +1,66 @@
+"""Declarative specs of the CUB collectives cuda-coop exposes, and their registry.
+
+Importing this package registers every family module below and freezes the registry. The renderer
+(``cuda_coop._provider``), the DSL typing layer and the docs read specs only through
+:func:`get_primitive` / :func:`all_primitives`; nothing outside this package branches on a
+primitive's name.
+"""
+
+from __future__ import annotations
+
+from . import block_load_store, block_reduce, block_scan, warp_reduce, warp_scan
+from ._model import (
+    ArgKind,
+    Constraint,
+    CubEnum,
+    Method,
+    Overload,
+    Param,
+    PrimitiveSpec,
+    Scope,
+    TemplateParam,
+    TParamKind,
+)
+from ._operators import KnownOp, UserCallback, UserOp, coerce_operator
+from ._registry import _freeze, all_primitives, get_primitive, headers, register_primitive
+from ._request import Binding, Request, bind
+from ._types import BUILTIN_TYPES, NONE_TYPE, ValueType, user_type, value_type
+from .block_load_store import BlockLoadAlgorithm, BlockStoreAlgorithm
+from .block_reduce import BlockReduceAlgorithm
+from .block_scan import BlockScanAlgorithm
+
+__all__ = [
+    "BUILTIN_TYPES",
+    "NONE_TYPE",
+    "ArgKind",
+    "Binding",
+    "BlockLoadAlgorithm",
+    "BlockReduceAlgorithm",
+    "BlockScanAlgorithm",
+    "BlockStoreAlgorithm",
+    "Constraint",
+    "CubEnum",
+    "KnownOp",
+    "Method",
+    "Overload",
+    "Param",
+    "PrimitiveSpec",
+    "Request",
+    "Scope",
+    "TParamKind",
+    "TemplateParam",
+    "UserCallback",
+    "UserOp",
+    "ValueType",
+    "all_primitives",
+    "bind",
+    "coerce_operator",
+    "get_primitive",
+    "headers",
+    "register_primitive",
+    "user_type",
+    "value_type",
+]
+
+del block_load_store, block_reduce, block_scan, warp_reduce, warp_scan
+_freeze()

@@ -1,0 +1,315 @@
+"""The declarative spec format for CUB collectives.
+
+One frozen :class:`PrimitiveSpec` per CUB class, registered through
+``_registry.register_primitive``. A spec says everything the renderer, the DSL typing layer and the
+docs need: CUB class and header, template parameters (with ``optional``/``inferred`` tags), methods
+and their overloads, the kind of every argument, the algorithm enum, the temporary-storage scope,
+and the constraints under which CUB would reject or silently change a configuration.
+
+Argument kinds (:class:`ArgKind`) and how each crosses the wrapper's C ABI:
+
+========== ====================================== ============================================
+kind       CUB parameter                          wrapper parameter
+========== ====================================== ============================================
+SCALAR     ``T x``, ``int valid_items``           ``T x`` (``const T* x`` for pointer-ABI types)
+ARRAY      ``T (&items)[N]`` (read, or in-place)  ``T* items``: a thread-local array of N items
+POINTER    an iterator into global/shared memory  ``T* p`` / ``const T* p``
+OPERATOR   a functor (``ReductionOp``...)         none: a known functor or a user function
+OUTPUT     ``T& out`` / ``T (&out)[N]``           returned (see below), else ``T* out``
+AGGREGATE  ``T& block_aggregate``                 ``T* block_aggregate``
+CALLBACK   a stateful functor (prefix callback)   ``void* state``, handed to the user function
+========== ====================================== ============================================
+
+A CUB method that returns ``void`` and has exactly one scalar OUTPUT of a value-ABI type returns it
+from the wrapper; a method that returns ``T`` returns it (through a trailing ``T* result`` for
+pointer-ABI types). Everything else is an out-pointer.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ._request import Binding
+
+__all__ = [
+    "ArgKind",
+    "Constraint",
+    "CubEnum",
+    "Method",
+    "Overload",
+    "Param",
+    "PrimitiveSpec",
+    "Scope",
+    "TParamKind",
+    "TemplateParam",
+]
+
+_SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+class CubEnum(enum.Enum):
+    """Base of the algorithm enums: members carry CUB's enumerator names and their docs.
+
+    ``str(member)`` is the C++ spelling (``cub::BLOCK_REDUCE_RAKING``). Each member's docstring has
+    an "Overview" and a "Performance considerations" section.
+    """
+
+    def __new__(cls, overview: str, performance: str) -> CubEnum:
+        obj = object.__new__(cls)
+        obj._value_ = len(cls.__members__) + 1
+        obj.__doc__ = (
+            f"Overview\n--------\n{overview}\n\nPerformance considerations\n--------------------------\n{performance}"
+        )
+        return obj
+
+    def __str__(self) -> str:
+        return f"{self._cpp_scope()}{self.name}"
+
+    @classmethod
+    def _cpp_scope(cls) -> str:
+        """Qualifier of the C++ enumerators; override for enums outside ``cub::``."""
+        return "cub::"
+
+    @property
+    def short_name(self) -> str:
+        """The Python-facing name: the member name without the family prefix, lower case."""
+        prefix = _common_prefix([m.name for m in type(self)])
+        return self.name[len(prefix) :].lower()
+
+    @classmethod
+    def coerce(cls, value: object) -> CubEnum:
+        """A member from itself, its CUB name or its short name (``"raking"``); ValueError otherwise."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            key = value.strip()
+            for member in cls:
+                if key in (member.name, str(member)) or key.lower() == member.short_name:
+                    return member
+        allowed = ", ".join(repr(m.short_name) for m in cls)
+        raise ValueError(f"{value!r} is not a {cls.__name__}; use one of {allowed} or a {cls.__name__} member")
+
+
+def _common_prefix(names: list[str]) -> str:
+    if len(names) == 1:
+        return names[0].rsplit("_", 1)[0] + "_"
+    prefix = names[0]
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix[: prefix.rfind("_") + 1]
+
+
+class Scope(enum.Enum):
+    """Who cooperates, and so how temporary storage is laid out and synchronised."""
+
+    BLOCK = "block"
+    """The whole thread block; one TempStorage shared by the block; barrier ``__syncthreads()``."""
+    WARP = "warp"
+    """Each logical warp independently; one TempStorage per logical warp; barrier ``__syncwarp(mask)``."""
+
+
+class TParamKind(enum.Enum):
+    """What a template parameter is bound to."""
+
+    TYPE = "type"
+    INT = "int"
+    BOOL = "bool"
+    ENUM = "enum"
+
+
+class ArgKind(enum.Enum):
+    """How a method argument is passed (see the module docstring for the C ABI of each)."""
+
+    SCALAR = "scalar"
+    ARRAY = "array"
+    POINTER = "pointer"
+    OPERATOR = "operator"
+    OUTPUT = "output"
+    AGGREGATE = "aggregate"
+    CALLBACK = "callback"
+
+
+Inferred = Literal["block_dim_x", "block_dim_y", "block_dim_z"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TemplateParam:
+    """A template parameter of a CUB class, or of a method overload (e.g. an array extent)."""
+
+    name: str
+    """Python (snake_case) name, used as the keyword in requests: ``items_per_thread``."""
+    cpp: str
+    """CUB's name, for docs: ``ItemsPerThread``."""
+    kind: TParamKind
+    doc: str
+    enum: type[CubEnum] | None = None
+    """The enum of an ENUM parameter."""
+    default: Any = None
+    """Value used when an optional parameter is not given (a dtype name, int, bool or enum member)."""
+    optional: bool = False
+    """[optional]: has a default."""
+    inferred: Inferred | None = None
+    """[inferred]: bound by the provider from the launch (the block dimensions), never by a request."""
+
+    def __post_init__(self) -> None:
+        if not _SNAKE.match(self.name):
+            raise ValueError(f"template parameter name {self.name!r} is not snake_case")
+        if (self.kind is TParamKind.ENUM) != (self.enum is not None):
+            raise ValueError(f"template parameter {self.name!r}: enum= is required for ENUM parameters only")
+        if self.optional and self.default is None:
+            raise ValueError(f"optional template parameter {self.name!r} needs a default")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Param:
+    """An argument of a CUB method (or constructor)."""
+
+    name: str
+    """Python (snake_case) name: the DSL matches call arguments to it."""
+    kind: ArgKind
+    type: str | None = None
+    """Value type: the name of a TYPE template parameter (``"dtype"``) or a dtype (``"int32"``)."""
+    extent: str | None = None
+    """For ARRAY and array OUTPUT: the INT template parameter giving the number of items."""
+    const: bool = False
+    """For POINTER: read-only memory."""
+    returns: str | None = None
+    """For OPERATOR/CALLBACK: the function's result type (a type reference as for ``type``)."""
+    args: tuple[str, ...] = ()
+    """For OPERATOR/CALLBACK: the function's argument types (type references)."""
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if not _SNAKE.match(self.name):
+            raise ValueError(f"parameter name {self.name!r} is not snake_case")
+        callable_kind = self.kind in (ArgKind.OPERATOR, ArgKind.CALLBACK)
+        if callable_kind != (self.returns is not None):
+            raise ValueError(f"parameter {self.name!r}: returns= is required for operators and callbacks only")
+        if not callable_kind and self.type is None:
+            raise ValueError(f"parameter {self.name!r} of kind {self.kind.name} needs a type")
+        if self.kind is ArgKind.ARRAY and self.extent is None:
+            raise ValueError(f"array parameter {self.name!r} needs an extent")
+        if self.extent is not None and self.kind not in (ArgKind.ARRAY, ArgKind.OUTPUT):
+            raise ValueError(f"parameter {self.name!r}: only ARRAY and OUTPUT parameters have an extent")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Overload:
+    """One C++ overload of a method, named so that a request can select it."""
+
+    name: str
+    params: tuple[Param, ...]
+    tparams: tuple[TemplateParam, ...] = ()
+    """Method-level template parameters the request binds (e.g. ``items_per_thread`` of BlockReduce)."""
+    ctor_params: tuple[Param, ...] = ()
+    """Constructor arguments after the TempStorage (e.g. BlockRunLengthDecode's runs)."""
+    doc: str = ""
+
+    @property
+    def all_params(self) -> tuple[Param, ...]:
+        """Constructor parameters, then method parameters: the wrapper's argument order."""
+        return self.ctor_params + self.params
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Method:
+    """A CUB member function and its overloads."""
+
+    name: str
+    """Python name: ``exclusive_sum``."""
+    cpp: str
+    """CUB name: ``ExclusiveSum``."""
+    overloads: tuple[Overload, ...]
+    returns: str | None = None
+    """Result type reference, or None for ``void``."""
+    doc: str = ""
+
+    def overload(self, name: str) -> Overload:
+        """The overload called ``name``; ValueError listing the others otherwise."""
+        for ov in self.overloads:
+            if ov.name == name:
+                return ov
+        raise ValueError(f"{self.cpp} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
+
+    def match(self, given: Mapping[str, bool]) -> Overload:
+        """The overload taking exactly the arguments ``given`` (name -> passed as an array).
+
+        Outputs are implied and not given; aggregates are given when the caller asks for one.
+        ValueError when no overload matches.
+        """
+        for ov in self.overloads:
+            sig = {p.name: p for p in ov.all_params if p.kind is not ArgKind.OUTPUT}
+            if sig.keys() == given.keys() and all(
+                given[n] == (p.kind is ArgKind.ARRAY)
+                for n, p in sig.items()
+                if p.kind in (ArgKind.SCALAR, ArgKind.ARRAY)
+            ):
+                return ov
+        shapes = "; ".join(
+            "("
+            + ", ".join(
+                p.name + ("[]" if p.kind is ArgKind.ARRAY else "")
+                for p in ov.all_params
+                if p.kind is not ArgKind.OUTPUT
+            )
+            + ")"
+            for ov in self.overloads
+        )
+        got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
+        raise ValueError(f"{self.cpp} takes no arguments ({got}); it takes one of {shapes}")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Constraint:
+    """A configuration CUB would reject or silently change; ``check`` returns True when allowed."""
+
+    check: Callable[[Binding], bool]
+    message: str
+    """Names the parameter, the constraint and the fix; formatted with ``binding.describe()``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PrimitiveSpec:
+    """One CUB collective."""
+
+    name: str
+    """Registry and Python name: ``block_reduce``."""
+    cub_class: str
+    """Qualified C++ class template: ``cub::BlockReduce``."""
+    header: str
+    """Header to include: ``cub/block/block_reduce.cuh``."""
+    scope: Scope
+    tparams: tuple[TemplateParam, ...]
+    """Class template parameters in CUB's order; all are rendered (defaults filled in)."""
+    methods: tuple[Method, ...]
+    algorithm: type[CubEnum] | None = None
+    constraints: tuple[Constraint, ...] = ()
+    min_cc: int = 0
+    """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
+    doc: str = ""
+    example: str | None = None
+    """Id of the executed example (``# example-begin <id>``) that documents it."""
+
+    def __post_init__(self) -> None:
+        if not _SNAKE.match(self.name):
+            raise ValueError(f"primitive name {self.name!r} is not snake_case")
+        names = [t.name for t in self.tparams]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: duplicate template parameter names")
+        if self.scope is Scope.WARP and "logical_warp_threads" not in names:
+            raise ValueError(f"{self.name}: warp-scope primitives need a 'logical_warp_threads' template parameter")
+
+    def method(self, name: str) -> Method:
+        """The method called ``name`` (Python or CUB spelling); ValueError listing the others otherwise."""
+        for m in self.methods:
+            if name in (m.name, m.cpp):
+                return m
+        raise ValueError(
+            f"{self.cub_class} has no method {name!r}; use one of {', '.join(m.name for m in self.methods)}"
+        )

@@ -1,0 +1,127 @@
+"""``cub::BlockReduce``: a reduction across the thread block; the result is valid in thread 0."""
+
+from __future__ import annotations
+
+from ._common import BLOCK_DIMS, DTYPE, ITEMS_PER_THREAD, array, op, scalar
+from ._model import Constraint, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._operators import KnownOp
+from ._registry import register_primitive
+from ._request import Binding
+
+__all__ = ["BLOCK_REDUCE", "BlockReduceAlgorithm"]
+
+
+class BlockReduceAlgorithm(CubEnum):
+    """``cub::BlockReduceAlgorithm``: how BlockReduce reduces across the block."""
+
+    BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY = (
+        "A raking reduction for commutative operators only: threads reduce their items in registers, "
+        "the partials of all but the first warp go to shared memory, the first warp rakes them and "
+        "finishes with a warp-synchronous reduction. Needs a block of more than 32 threads, a multiple of 32.",
+        "Less communication than BLOCK_REDUCE_RAKING and fewer operator applications than "
+        "BLOCK_REDUCE_WARP_REDUCTIONS: good throughput when the GPU is well occupied; latency may be higher.",
+    )
+    BLOCK_REDUCE_RAKING = (
+        "A raking reduction that supports commutative and non-commutative operators: upsweep in "
+        "registers, raking across shared partials by one warp, then a warp-synchronous Kogge-Stone reduction.",
+        "Fewer operator applications than BLOCK_REDUCE_WARP_REDUCTIONS and higher throughput when the GPU "
+        "is well occupied; longer turn-around latency.",
+    )
+    BLOCK_REDUCE_WARP_REDUCTIONS = (
+        "Tiled warp reductions (CUB's default): each warp reduces its items, then warp aggregates are "
+        "combined in order. Supports non-commutative operators.",
+        "More operator applications than the raking variants, lower latency: useful when the GPU is under-occupied.",
+    )
+    BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC = (
+        "Like BLOCK_REDUCE_WARP_REDUCTIONS, but warp aggregates are combined with atomic additions, so "
+        "the order of floating-point additions varies between runs. Sums only.",
+        "Fewest synchronisation steps; results of floating-point sums are not bitwise reproducible.",
+    )
+
+
+_ATOMIC_SUM_TYPES = frozenset({"int32", "uint32", "int64", "uint64", "float32", "float64"})
+
+
+def _nondeterministic_ok(b: Binding) -> bool:
+    if b.values["algorithm"] is not BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC:
+        return True
+    is_sum = b.method.name == "sum" or b.values.get("op") is KnownOp.PLUS
+    return is_sum and b.values["dtype"].name in _ATOMIC_SUM_TYPES
+
+
+def _commutative_only_ok(b: Binding) -> bool:
+    if b.values["algorithm"] is not BlockReduceAlgorithm.BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY:
+        return True
+    return (
+        b.block_threads % 32 == 0 and b.block_threads > 32 and "valid_items" not in {p.name for p in b.overload.params}
+    )
+
+
+ALGORITHM = TemplateParam(
+    name="algorithm",
+    cpp="Algorithm",
+    kind=TParamKind.ENUM,
+    enum=BlockReduceAlgorithm,
+    optional=True,
+    default=BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS,
+    doc="Reduction algorithm.",
+)
+
+_INPUT = scalar("input", doc="This thread's input item.")
+_INPUTS = array("input", doc="This thread's input items.")
+_VALID = scalar("valid_items", "int32", doc="Number of threads with a valid input (CUB: num_valid).")
+
+
+def _overloads(*ops: Param) -> tuple[Overload, ...]:
+    return (
+        Overload(name="scalar", params=(_INPUT, *ops)),
+        Overload(name="array", params=(_INPUTS, *ops), tparams=(ITEMS_PER_THREAD,)),
+        Overload(name="scalar_valid", params=(_INPUT, *ops, _VALID)),
+    )
+
+
+BLOCK_REDUCE = register_primitive(
+    PrimitiveSpec(
+        name="block_reduce",
+        cub_class="cub::BlockReduce",
+        header="cub/block/block_reduce.cuh",
+        scope=Scope.BLOCK,
+        tparams=(DTYPE, BLOCK_DIMS[0], ALGORITHM, BLOCK_DIMS[1], BLOCK_DIMS[2]),
+        algorithm=BlockReduceAlgorithm,
+        methods=(
+            Method(
+                name="reduce",
+                cpp="Reduce",
+                returns="dtype",
+                overloads=_overloads(op()),
+                doc="Reduce the block's items with ``op``; the result is valid in thread 0.",
+            ),
+            Method(
+                name="sum",
+                cpp="Sum",
+                returns="dtype",
+                overloads=_overloads(),
+                doc="Sum the block's items; the result is valid in thread 0.",
+            ),
+        ),
+        constraints=(
+            Constraint(
+                check=_nondeterministic_ok,
+                message=(
+                    "algorithm={algorithm} adds with atomics: it computes sums of int32, uint32, int64, uint64, "
+                    "float32 or float64 only (got {method} of {dtype}); use BLOCK_REDUCE_WARP_REDUCTIONS"
+                ),
+            ),
+            Constraint(
+                check=_commutative_only_ok,
+                message=(
+                    "algorithm={algorithm} needs full tiles and a block of more than 32 threads, a multiple of 32 "
+                    "(got {block_threads} threads in {block_dim}); CUB would silently use BLOCK_REDUCE_RAKING, so "
+                    "ask for BLOCK_REDUCE_RAKING"
+                ),
+            ),
+        ),
+        doc="Block-wide reduction (``cub::BlockReduce``). The aggregate is valid in thread 0 only.",
+        example="block_reduce_sum",
+    )
+)
