@@ -151,6 +151,12 @@ def auto_register() -> None:
             register(name)
         except BackendError as exc:
             warnings.warn(f"cuda.coop: {exc}", BackendWarning, stacklevel=3)
+        except Exception as exc:  # automatic activation never raises: record it and say so
+            reason = f"activating cuda.coop.{name} failed: {type(exc).__name__}: {exc}"
+            with _LOCK:
+                _STATUS[name] = BackendStatus(name=name, active=False, version=version, reason=reason)
+            warnings.warn(f"cuda.coop: {reason}; call cuda.coop.register({name!r}) to see the traceback",
+                          BackendWarning, stacklevel=3)
 
 
 def mark_active(name: str) -> None:

@@ -8,12 +8,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
+
+# numba-cuda-mlir 0.5.x emits a NumPy DeprecationWarning while importing (np.timedelta64("nat")
+# on NumPy >= 2.3); import it once here, before pytest turns warnings into errors per test.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):  # the host tiers may lack the extra
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import numba_cuda_mlir  # noqa: F401
 
 _TIERS = ("compile", "packaging", "gpu")
 
