@@ -133,6 +133,8 @@ class NvrtcCompiler:
         Provider compiles so far (PCH builds not counted); tests count NVRTC calls with it.
     pch_builds:
         PCH builds started.
+    pch_hits:
+        Provider compiles that used a PCH.
     """
 
     def __init__(self, *, pch: bool = True, pch_after: int = 1, background: bool = True) -> None:
@@ -141,6 +143,7 @@ class NvrtcCompiler:
         self.background = background
         self.calls = 0
         self.pch_builds = 0
+        self.pch_hits = 0
         self._lock = threading.Lock()
         self._pchs: dict[str, _Pch] = {}
         self._seen: dict[str, int] = {}
@@ -161,6 +164,9 @@ class NvrtcCompiler:
             entry.ok, use = False, False
             ltoir, log, _ = _compile(source, options, name)
         seconds = time.perf_counter() - start
+        if use:
+            with self._lock:
+                self.pch_hits += 1
         _log.debug("cuda.coop: NVRTC %s in %.3f s (pch=%s): %s", name, seconds, use, " ".join(options))
         if ltoir is not None and pch_key and preamble is not None and entry is None:
             self._maybe_build(pch_key, preamble, options)
@@ -187,7 +193,10 @@ class NvrtcCompiler:
             self.pch_builds += 1
         if self.background:
             threading.Thread(
-                target=self._build, args=(entry, preamble, options), name="cuda-coop-pch", daemon=False  # NVRTC must not still run when the interpreter exits
+                target=self._build,
+                args=(entry, preamble, options),
+                name="cuda-coop-pch",
+                daemon=False,  # NVRTC must not still run when the interpreter exits
             ).start()
         else:
             self._build(entry, preamble, options)

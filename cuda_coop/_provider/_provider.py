@@ -166,7 +166,9 @@ class Provider:
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()
         options = self.options
-        result = compiler.compile(self.source, options, name=dump_name(self.backend, digest), preamble=self.preamble)
+        # The program name is embedded in the LTO-IR: derive it from the key alone, so that the bytes are a
+        # function of the key (whatever the backend, with or without a precompiled header).
+        result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble)
         if result.ltoir is None:
             path = failure_source(self.source, self.backend, digest)
             sites = "; ".join(s.binding.canonical() for s in self.symbols)

@@ -166,7 +166,7 @@ def _storage(plan: Plan, ns_lines: list[str]) -> None:
     ns_lines.append(
         "static_assert(sizeof(storage_t) <= 48 * 1024, \"cuda-coop: this kernel's CUB temporary storage exceeds the "
         "48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or "
-        "algorithms that need less shared memory (direct, striped, vectorize)\");"
+        'algorithms that need less shared memory (direct, striped, vectorize)");'
     )
 
 

@@ -119,4 +119,3 @@ def coerce_operator(op: object) -> KnownOp | UserOp | None:
     if type(op).__name__ == "ufunc":
         return _BY_ALIAS.get(str(getattr(op, "__name__", "")))
     return None
-

@@ -1,0 +1,135 @@
+"""The persistent provider cache across processes, with real NVRTC (no GPU)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cuda.coop._provider._cache import decode_entry, encode_entry
+
+REPO = Path(__file__).resolve().parents[2]
+
+# One process: build the provider, count NVRTC calls through the compiler seam, report.
+SCRIPT = r"""
+import hashlib, json, sys
+from cuda.coop._provider import NvrtcCompiler, Provider
+from cuda.coop._specs import Request
+
+compiler = NvrtcCompiler(pch=False)
+p = Provider(
+    [Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16),
+     Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=4)],
+    block_dim=(256,), arch="sm_90", compiler=compiler,
+)
+data = p.ltoir()
+print(json.dumps({"calls": compiler.calls, "origin": p.origin, "key": p.key.digest,
+                  "sha": hashlib.sha256(data).hexdigest(), "size": len(data)}))
+"""
+
+
+def _env(tmp_path: Path, *, enable: bool, dump: Path | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    env.update(XDG_CACHE_HOME=str(tmp_path / "xdg"), CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION="1")
+    if enable:
+        env["CUDA_COOP_ENABLE_CACHE"] = "1"
+    if dump is not None:
+        env["CUDA_COOP_SOURCE_DUMP_DIR"] = str(dump)
+    return env
+
+
+def _run(env: dict[str, str]) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _entries(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "xdg").rglob("*.ltoir"))
+
+
+def _files(tmp_path: Path) -> list[Path]:
+    return sorted(p for p in (tmp_path / "xdg").rglob("*") if p.is_file())
+
+
+def test_second_process_hits_and_corrupt_entries_are_replaced(tmp_path: Path) -> None:
+    dumps = tmp_path / "dumps"
+    env = _env(tmp_path, enable=True, dump=dumps)
+    first = _run(env)
+    assert first["calls"] == 1 and first["origin"] == "nvrtc"
+    [entry] = _entries(tmp_path)
+    assert entry.parent.parent == tmp_path / "xdg" / "cccl" / "cuda-coop" / "providers"
+    assert entry.name == f"{first['key']}.ltoir"
+    dump = dumps / f"cuda_coop_numba_mlir_{str(first['key'])[:16]}.cu"
+    assert dump.is_file()  # written on compile
+    dump.unlink()
+
+    second = _run(env)
+    assert second["calls"] == 0 and second["origin"] == "cache"
+    assert second["sha"] == first["sha"] and second["key"] == first["key"]
+    assert dump.is_file()  # written on a cache hit too
+
+    good = entry.read_bytes()
+    for damaged in (good[: len(good) // 3], os.urandom(len(good)), encode_entry("f" * 64, good[100:])):
+        entry.write_bytes(damaged)
+        again = _run(env)
+        assert again["calls"] == 1 and again["origin"] == "nvrtc" and again["sha"] == first["sha"]
+        assert decode_entry(str(first["key"]), entry.read_bytes()) is not None  # replaced by a valid entry
+    assert _files(tmp_path) == [entry]
+
+
+def test_disabled_cache_writes_nothing(tmp_path: Path) -> None:
+    result = _run(_env(tmp_path, enable=False))
+    assert result["calls"] == 1
+    assert not (tmp_path / "xdg").exists() or not _files(tmp_path)
+
+
+def test_eight_concurrent_processes_leave_one_valid_entry(tmp_path: Path) -> None:
+    env = _env(tmp_path, enable=True)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SCRIPT], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(8)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    assert len({r["sha"] for r in results}) == 1 and len({r["key"] for r in results}) == 1
+    [entry] = _entries(tmp_path)
+    assert _files(tmp_path) == [entry], "temporary files were left behind"
+    assert decode_entry(str(results[0]["key"]), entry.read_bytes()) is not None
+
+
+@pytest.mark.parametrize("args", [[], ["--clear"]])
+def test_cache_cli_in_a_fresh_process(tmp_path: Path, args: list[str]) -> None:
+    env = _env(tmp_path, enable=True)
+    entry = tmp_path / "xdg" / "cccl" / "cuda-coop" / "providers" / "ab" / ("ab" + "0" * 62 + ".ltoir")
+    entry.parent.mkdir(parents=True)
+    entry.write_bytes(encode_entry("ab" + "0" * 62, b"x" * 10))
+    code = (
+        "import sys, argparse; from cuda.coop._provider import _cache_cli as c; p = argparse.ArgumentParser(); "
+        "c.add_arguments(p); sys.exit(c.run(p.parse_args(sys.argv[1:])))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "--json", *args],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["enabled"] is True and report["directory"] == str(entry.parent.parent)
+    assert report["entries"] == (0 if args else 1)
+    assert entry.exists() == (not args)

@@ -1,0 +1,93 @@
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cuda/std/cstdint>
+#include <cuda/std/functional>
+#include <cuda/functional>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
+
+// cuda-coop provider 028ef6e558d9: block (16, 8, 1)
+//   [0] block_load.load.guarded_default[algorithm=cub::BLOCK_LOAD_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4]
+//   [1] block_scan.inclusive_scan.array_init_aggregate[algorithm=cub::BLOCK_SCAN_WARP_SCANS,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4,op=MAXIMUM]
+//   [2] block_store.store.guarded[algorithm=cub::BLOCK_STORE_WARP_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4]
+
+namespace cuda_coop_detail
+{
+// Whether a collective's TempStorage holds anything (CUB's empty storage is one byte).
+template <class Prim>
+inline constexpr bool uses_storage = sizeof(typename Prim::TempStorage) > 1;
+
+// Lanes of the calling thread's logical warp (LogicalWarpThreads divides the block size).
+template <int LogicalWarpThreads>
+__device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
+{
+  if constexpr (LogicalWarpThreads == 32)
+  {
+    return 0xffffffffu;
+  }
+  else
+  {
+    return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+} // namespace cuda_coop_detail
+
+// Storage ABI of the value types, as the DSL sees them.
+static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
+static_assert(sizeof(long long) == 8 && alignof(long long) == 8, "storage ABI of int64");
+
+namespace cuda_coop_028ef6e558d9
+{
+using prim_0 = cub::BlockLoad<long long, 16, 4, cub::BLOCK_LOAD_TRANSPOSE, 8, 1>;
+using prim_1 = cub::BlockScan<long long, 16, cub::BLOCK_SCAN_WARP_SCANS, 8, 1>;
+using prim_2 = cub::BlockStore<long long, 16, 4, cub::BLOCK_STORE_WARP_TRANSPOSE, 8, 1>;
+// Block-scope call sites share one region: the max of their TempStorage, not the sum.
+union block_storage_t
+{
+  prim_0::TempStorage s0;
+  prim_1::TempStorage s1;
+  prim_2::TempStorage s2;
+};
+struct storage_t
+{
+  block_storage_t block;
+};
+static __shared__ storage_t storage;
+static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
+} // namespace cuda_coop_028ef6e558d9
+
+extern "C" __device__ void cuda_coop_028ef6e558d9_0_block_load_load(const long long* src, long long* items, int valid_items, long long oob_default)
+{
+  using Prim = cuda_coop_028ef6e558d9::prim_0;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  Prim(cuda_coop_028ef6e558d9::storage.block.s0).Load(src, reinterpret_cast<long long(&)[4]>(*items), valid_items, oob_default);
+}
+
+extern "C" __device__ void cuda_coop_028ef6e558d9_1_block_scan_inclusive_scan(long long* input, long long* output, long long initial_value, long long* block_aggregate)
+{
+  using Prim = cuda_coop_028ef6e558d9::prim_1;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  Prim(cuda_coop_028ef6e558d9::storage.block.s1).InclusiveScan(reinterpret_cast<long long(&)[4]>(*input), reinterpret_cast<long long(&)[4]>(*output), initial_value, ::cuda::maximum<>{}, *block_aggregate);
+}
+
+extern "C" __device__ void cuda_coop_028ef6e558d9_2_block_store_store(long long* dst, long long* items, int valid_items)
+{
+  using Prim = cuda_coop_028ef6e558d9::prim_2;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  Prim(cuda_coop_028ef6e558d9::storage.block.s2).Store(dst, reinterpret_cast<long long(&)[4]>(*items), valid_items);
+}

@@ -1,0 +1,80 @@
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cuda/std/cstdint>
+#include <cuda/std/functional>
+#include <cuda/functional>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
+
+// cuda-coop provider bc9289d4ef5d: block (256, 1, 1)
+//   [0] block_reduce.sum.array[algorithm=cub::BLOCK_REDUCE_WARP_REDUCTIONS,block_dim_x=256,block_dim_y=1,block_dim_z=1,dtype=float32,items_per_thread=16]
+//   [1] block_scan.exclusive_sum.array[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=256,block_dim_y=1,block_dim_z=1,dtype=int32,items_per_thread=4]
+
+namespace cuda_coop_detail
+{
+// Whether a collective's TempStorage holds anything (CUB's empty storage is one byte).
+template <class Prim>
+inline constexpr bool uses_storage = sizeof(typename Prim::TempStorage) > 1;
+
+// Lanes of the calling thread's logical warp (LogicalWarpThreads divides the block size).
+template <int LogicalWarpThreads>
+__device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
+{
+  if constexpr (LogicalWarpThreads == 32)
+  {
+    return 0xffffffffu;
+  }
+  else
+  {
+    return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+} // namespace cuda_coop_detail
+
+// Storage ABI of the value types, as the DSL sees them.
+static_assert(sizeof(float) == 4 && alignof(float) == 4, "storage ABI of float32");
+static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
+
+namespace cuda_coop_bc9289d4ef5d
+{
+using prim_0 = cub::BlockReduce<float, 256, cub::BLOCK_REDUCE_WARP_REDUCTIONS, 1, 1>;
+using prim_1 = cub::BlockScan<int, 256, cub::BLOCK_SCAN_RAKING, 1, 1>;
+// Block-scope call sites share one region: the max of their TempStorage, not the sum.
+union block_storage_t
+{
+  prim_0::TempStorage s0;
+  prim_1::TempStorage s1;
+};
+struct storage_t
+{
+  block_storage_t block;
+};
+static __shared__ storage_t storage;
+static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
+} // namespace cuda_coop_bc9289d4ef5d
+
+extern "C" __device__ float cuda_coop_bc9289d4ef5d_0_block_reduce_sum(float* input)
+{
+  using Prim = cuda_coop_bc9289d4ef5d::prim_0;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  return Prim(cuda_coop_bc9289d4ef5d::storage.block.s0).Sum(reinterpret_cast<float(&)[16]>(*input));
+}
+
+extern "C" __device__ void cuda_coop_bc9289d4ef5d_1_block_scan_exclusive_sum(int* input, int* output)
+{
+  using Prim = cuda_coop_bc9289d4ef5d::prim_1;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  Prim(cuda_coop_bc9289d4ef5d::storage.block.s1).ExclusiveSum(reinterpret_cast<int(&)[4]>(*input), reinterpret_cast<int(&)[4]>(*output));
+}

@@ -1,0 +1,130 @@
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cuda/std/cstdint>
+#include <cuda/std/functional>
+#include <cuda/functional>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
+
+// cuda-coop provider 5194b53992b9: block (4, 4, 4)
+//   [0] warp_reduce.sum.scalar[dtype=float64,logical_warp_threads=32]
+//   [1] warp_scan.scan.scalar_init[dtype=int32,logical_warp_threads=16,op=PLUS]
+//   [2] warp_reduce.reduce.scalar_valid[dtype=uint8,logical_warp_threads=8,op=MINIMUM]
+//   [3] block_reduce.sum.scalar[algorithm=cub::BLOCK_REDUCE_RAKING,block_dim_x=4,block_dim_y=4,block_dim_z=4,dtype=float64]
+
+namespace cuda_coop_detail
+{
+// Whether a collective's TempStorage holds anything (CUB's empty storage is one byte).
+template <class Prim>
+inline constexpr bool uses_storage = sizeof(typename Prim::TempStorage) > 1;
+
+// Lanes of the calling thread's logical warp (LogicalWarpThreads divides the block size).
+template <int LogicalWarpThreads>
+__device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
+{
+  if constexpr (LogicalWarpThreads == 32)
+  {
+    return 0xffffffffu;
+  }
+  else
+  {
+    return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+} // namespace cuda_coop_detail
+
+// Storage ABI of the value types, as the DSL sees them.
+static_assert(sizeof(double) == 8 && alignof(double) == 8, "storage ABI of float64");
+static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
+static_assert(sizeof(unsigned char) == 1 && alignof(unsigned char) == 1, "storage ABI of uint8");
+
+namespace cuda_coop_5194b53992b9
+{
+using prim_0 = cub::WarpReduce<double, 32>;
+using prim_1 = cub::WarpScan<int, 16>;
+using prim_2 = cub::WarpReduce<unsigned char, 8>;
+using prim_3 = cub::BlockReduce<double, 4, cub::BLOCK_REDUCE_RAKING, 4, 4>;
+// Block-scope call sites share one region: the max of their TempStorage, not the sum.
+union block_storage_t
+{
+  prim_3::TempStorage s3;
+};
+// Warp-scope call sites: one slot per hardware warp; one union per logical-warp width.
+union warp_storage_32_t
+{
+  prim_0::TempStorage s0[1];
+};
+union warp_storage_16_t
+{
+  prim_1::TempStorage s1[2];
+};
+union warp_storage_8_t
+{
+  prim_2::TempStorage s2[4];
+};
+struct warp_storage_t
+{
+  warp_storage_32_t w32;
+  warp_storage_16_t w16;
+  warp_storage_8_t w8;
+};
+struct storage_t
+{
+  block_storage_t block;
+  warp_storage_t warp[2];
+};
+static __shared__ storage_t storage;
+static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
+} // namespace cuda_coop_5194b53992b9
+
+extern "C" __device__ double cuda_coop_5194b53992b9_0_warp_reduce_sum(double input)
+{
+  using Prim = cuda_coop_5194b53992b9::prim_0;
+  const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
+  Prim::TempStorage& temp = cuda_coop_5194b53992b9::storage.warp[tid / 32].w32.s0[tid % 32 / 32];
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncwarp(cuda_coop_detail::logical_warp_mask<32>(tid));
+  }
+  return Prim(temp).Sum(input);
+}
+
+extern "C" __device__ void cuda_coop_5194b53992b9_1_warp_scan_scan(int input, int* inclusive_output, int* exclusive_output, int initial_value)
+{
+  using Prim = cuda_coop_5194b53992b9::prim_1;
+  const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
+  Prim::TempStorage& temp = cuda_coop_5194b53992b9::storage.warp[tid / 32].w16.s1[tid % 32 / 16];
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid));
+  }
+  Prim(temp).Scan(input, *inclusive_output, *exclusive_output, initial_value, ::cuda::std::plus<>{});
+}
+
+extern "C" __device__ unsigned char cuda_coop_5194b53992b9_2_warp_reduce_reduce(unsigned char input, int valid_items)
+{
+  using Prim = cuda_coop_5194b53992b9::prim_2;
+  const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
+  Prim::TempStorage& temp = cuda_coop_5194b53992b9::storage.warp[tid / 32].w8.s2[tid % 32 / 8];
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));
+  }
+  return Prim(temp).Reduce(input, ::cuda::minimum<>{}, valid_items);
+}
+
+extern "C" __device__ double cuda_coop_5194b53992b9_3_block_reduce_sum(double input)
+{
+  using Prim = cuda_coop_5194b53992b9::prim_3;
+  if constexpr (cuda_coop_detail::uses_storage<Prim>)
+  {
+    __syncthreads();
+  }
+  return Prim(cuda_coop_5194b53992b9::storage.block.s3).Sum(input);
+}

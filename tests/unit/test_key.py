@@ -1,0 +1,157 @@
+"""Provider cache keys: every key component changes the key, nothing else does (host only)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from cuda.coop._identity import fingerprint
+from cuda.coop._provider import MemoryCache, Provider, Toolchain, compile_options, normalize_arch
+from cuda.coop._provider._nvrtc import CompileResult
+from cuda.coop._specs import Request, UserOp, user_type
+
+TOOLCHAIN = Toolchain(
+    cccl_include_roots=(Path("/cccl/include"),),
+    cccl_version=3006000,
+    cuda_include=Path("/cuda/include"),
+    header_identity="h" * 64,
+    toolkit_identity="t" * 64,
+    nvrtc_version=(13, 5),
+)
+
+
+class NeverCompiler:
+    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
+        raise AssertionError("computing a key must not compile")
+
+
+def _requests(dtype: object = "float32", items: int = 16, scan_dtype: object = "int32") -> list[Request]:
+    return [
+        Request("block_reduce", "sum", "array", dtype=dtype, items_per_thread=items),
+        Request("block_scan", "exclusive_scan", "scalar_init", dtype=scan_dtype, op=UserOp("combine")),
+    ]
+
+
+def _key(requests: list[Request] | None = None, **kw: object) -> str:
+    args: dict[str, object] = {"block_dim": (256,), "arch": "sm_90", "toolchain": TOOLCHAIN}
+    args.update(kw)
+    p = Provider(requests or _requests(), compiler=NeverCompiler(), cache=MemoryCache(), **args)  # type: ignore[arg-type]
+    return p.key.digest
+
+
+BASE = _key()
+
+
+@pytest.mark.parametrize(
+    ("component", "changed"),
+    [
+        ("arch", lambda: _key(arch="sm_100")),
+        ("arch suffix", lambda: _key(arch="sm_90a")),
+        ("an option", lambda: _key(extra_options=("-lineinfo",))),
+        ("block dims", lambda: _key(block_dim=(128, 2))),
+        ("block dims (same thread count)", lambda: _key(block_dim=(64, 4))),
+        ("dtype", lambda: _key(_requests(dtype="float64"))),
+        ("item extent", lambda: _key(_requests(items=8))),
+        (
+            "operator",
+            lambda: _key(
+                [_requests()[0], Request("block_scan", "exclusive_scan", "scalar_init", dtype="int32", op="+")]
+            ),
+        ),
+        ("storage ABI size", lambda: _key(_requests(scan_dtype=user_type(12, 4)))),
+        ("storage ABI alignment", lambda: _key(_requests(scan_dtype=user_type(12, 2)))),
+        ("header identity", lambda: _key(toolchain=dataclasses.replace(TOOLCHAIN, header_identity="x" * 64))),
+        (
+            "header root order",
+            lambda: _key(
+                toolchain=dataclasses.replace(TOOLCHAIN, cccl_include_roots=(Path("/cccl/include"), Path("/other")))
+            ),
+        ),
+        ("CCCL version", lambda: _key(toolchain=dataclasses.replace(TOOLCHAIN, cccl_version=3005000))),
+        ("toolkit identity", lambda: _key(toolchain=dataclasses.replace(TOOLCHAIN, toolkit_identity="y" * 64))),
+        ("NVRTC version", lambda: _key(toolchain=dataclasses.replace(TOOLCHAIN, nvrtc_version=(13, 4)))),
+    ],
+)
+def test_each_component_changes_the_key(component: str, changed: object) -> None:
+    assert changed() != BASE, component  # type: ignore[operator]
+
+
+def test_user_type_with_same_storage_abi_has_same_key() -> None:
+    assert _key(_requests(scan_dtype=user_type(12, 4))) == _key(_requests(scan_dtype=user_type(12, 4)))
+
+
+def test_nothing_else_changes_the_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert _key() == BASE
+    assert _key(backend="other_dsl") == BASE
+    assert _key(arch=90) == BASE and _key(arch=(9, 0)) == BASE and _key(arch="compute_90") == BASE
+    assert _key(block_dim=(256, 1, 1)) == BASE
+    reordered = [
+        Request("block_reduce", "sum", "array", items_per_thread=16, dtype="float32"),
+        Request("block_scan", "exclusive_scan", "scalar_init", op=UserOp("combine"), dtype="int32"),
+    ]
+    assert _key(reordered) == BASE
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
+    monkeypatch.setenv("CUDA_COOP_ENABLE_CACHE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert _key() == BASE
+
+
+def test_options_put_cccl_first_and_exclude_pch() -> None:
+    opts = compile_options(TOOLCHAIN, "sm_90")
+    assert opts == (
+        "-arch=sm_90",
+        "-rdc=true",
+        "-dlto",
+        "-std=c++17",
+        "--include-path=/cccl/include",
+        "--include-path=/cuda/include",
+    )
+    assert not any("pch" in o for o in opts)
+
+
+@pytest.mark.parametrize(
+    ("arch", "expected"),
+    [
+        (90, "sm_90"),
+        ("90", "sm_90"),
+        ("sm_90", "sm_90"),
+        ("SM_90A", "sm_90a"),
+        ("compute_100f", "sm_100f"),
+        ((8, 6), "sm_86"),
+        ("sm_120", "sm_120"),
+    ],
+)
+def test_normalize_arch(arch: object, expected: str) -> None:
+    assert normalize_arch(arch) == expected
+
+
+@pytest.mark.parametrize("arch", ["sm90", "gfx90a", 9, True, None, (9,)])
+def test_bad_arch(arch: object) -> None:
+    with pytest.raises(ValueError, match="compute capability"):
+        normalize_arch(arch)
+
+
+def test_a_byte_of_a_header_changes_the_key(tmp_path: Path) -> None:
+    """Through the real header fingerprint: one byte of one header changes the key."""
+    root = tmp_path / "include"
+    header = root / "cub" / "block" / "block_reduce.cuh"
+    header.parent.mkdir(parents=True)
+    header.write_bytes(b"// CUB\n#pragma once\n")
+    before = _key(
+        toolchain=dataclasses.replace(
+            TOOLCHAIN, cccl_include_roots=(root,), header_identity=fingerprint((root, TOOLCHAIN.cuda_include))
+        )
+    )
+    stat = header.stat()
+    header.write_bytes(b"// CUX\n#pragma once\n")  # same size
+    os.utime(header, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # as a later edit would
+    after = _key(
+        toolchain=dataclasses.replace(
+            TOOLCHAIN, cccl_include_roots=(root,), header_identity=fingerprint((root, TOOLCHAIN.cuda_include))
+        )
+    )
+    assert before != after

@@ -1,0 +1,315 @@
+"""Provider caches, source dumps, the cache CLI, and Provider with fake compilers (host only)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from cuda.coop._provider import DiskCache, LayeredCache, MemoryCache, Provider, Toolchain, _cache, _cache_cli
+from cuda.coop._provider._cache import decode_entry, encode_entry
+from cuda.coop._provider._dump import dump_name
+from cuda.coop._provider._nvrtc import CompileResult
+from cuda.coop._specs import Request
+from cuda.coop.errors import CompileError
+
+KEY = "ab" + "0" * 62
+OTHER = "cd" + "1" * 62
+TOOLCHAIN = Toolchain(
+    cccl_include_roots=(Path("/cccl/include"),),
+    cccl_version=3006000,
+    cuda_include=Path("/cuda/include"),
+    header_identity="h" * 64,
+    toolkit_identity="t" * 64,
+    nvrtc_version=(13, 5),
+)
+REQUESTS = [Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16)]
+
+
+class FakeCompiler:
+    """Counts calls; returns fixed bytes, or fails with a log."""
+
+    def __init__(self, *, fail: bool = False) -> None:
+        self.calls = 0
+        self.fail = fail
+        self.seen: list[tuple[str, tuple[str, ...], str | None]] = []
+
+    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
+        self.calls += 1
+        self.seen.append((name, tuple(options), preamble))
+        if self.fail:
+            return CompileResult(ltoir=None, log='p.cu(12): error: identifier "x" is undefined')
+        return CompileResult(ltoir=b"LTOIR:" + source[-40:].encode(), log="")
+
+
+def _provider(compiler: FakeCompiler, cache: object, **kw: object) -> Provider:
+    return Provider(REQUESTS, block_dim=(256,), arch=90, toolchain=TOOLCHAIN, compiler=compiler, cache=cache, **kw)  # type: ignore[arg-type]
+
+
+# -- entry format ---------------------------------------------------------------------------------
+
+
+def test_entry_round_trip() -> None:
+    assert decode_entry(KEY, encode_entry(KEY, b"payload")) == b"payload"
+    assert decode_entry(KEY, encode_entry(KEY, b"")) == b""
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[: len(b) // 2],  # truncated payload
+        lambda b: b[:10],  # truncated header
+        lambda b: b"",
+        lambda b: os.urandom(len(b)),  # garbage
+        lambda b: b[:-1] + bytes([b[-1] ^ 1]),  # one flipped payload bit
+        lambda b: b + b"x",  # trailing bytes
+        lambda b: b"XXXXXXXX" + b[8:],  # magic
+        lambda b: encode_entry(OTHER, b"payload"),  # the wrong key inside
+    ],
+    ids=["truncated", "truncated-header", "empty", "garbage", "bitflip", "trailing", "magic", "wrong-key"],
+)
+def test_damaged_entries_are_rejected(damage: object) -> None:
+    assert decode_entry(KEY, damage(encode_entry(KEY, b"payload"))) is None  # type: ignore[operator]
+
+
+# -- disk cache -------------------------------------------------------------------------------------
+
+
+def test_disk_cache_put_get_and_layout(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path)
+    assert cache.get(KEY) is None
+    cache.put(KEY, b"data")
+    assert cache.get(KEY) == b"data"
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == [f"ab/{KEY}.ltoir"]
+    cache.put(KEY, b"new")
+    assert cache.get(KEY) == b"new"
+
+
+@pytest.mark.parametrize("corrupt", ["truncate", "garbage", "wrong-key"])
+def test_corrupt_entries_are_removed_then_replaced(tmp_path: Path, corrupt: str) -> None:
+    cache = DiskCache(tmp_path)
+    cache.put(KEY, b"data" * 100)
+    path = tmp_path / "ab" / f"{KEY}.ltoir"
+    blob = path.read_bytes()
+    path.write_bytes(
+        {"truncate": blob[:50], "garbage": os.urandom(400), "wrong-key": encode_entry(OTHER, b"data" * 100)}[corrupt]
+    )
+    assert cache.get(KEY) is None
+    assert not path.exists()
+    compiler = FakeCompiler()
+    p = Provider(REQUESTS, block_dim=(256,), arch=90, toolchain=TOOLCHAIN, compiler=compiler, cache=cache)
+    path = tmp_path / p.key.digest[:2] / f"{p.key.digest}.ltoir"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"garbage")
+    assert p.ltoir().startswith(b"LTOIR:") and compiler.calls == 1 and p.origin == "nvrtc"
+    assert decode_entry(p.key.digest, path.read_bytes()) == p.ltoir()
+
+
+def test_unwritable_cache_is_not_fatal(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cache = DiskCache(blocker / "cache")
+    cache.put(KEY, b"data")  # logged, not raised
+    assert cache.get(KEY) is None
+
+
+def test_eviction_keeps_the_cache_under_its_bound(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path, max_bytes=3000)
+    keys = [f"{i:02x}" + "0" * 62 for i in range(6)]
+    for i, key in enumerate(keys):
+        cache.put(key, bytes(900))
+        path = tmp_path / key[:2] / f"{key}.ltoir"
+        os.utime(path, (time.time() - 100 + i, time.time() - 100 + i))
+    assert cache.stats().total_bytes <= 3000
+    assert cache.get(keys[-1]) is not None and cache.get(keys[0]) is None
+
+
+def test_hits_refresh_recency(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path, max_bytes=2500)
+    a, b, c = ("a" + "0" * 63, "b" + "0" * 63, "c" + "0" * 63)
+    for i, key in enumerate((a, b)):
+        cache.put(key, bytes(1000))
+        path = tmp_path / key[:2] / f"{key}.ltoir"
+        os.utime(path, (time.time() - 100 + i, time.time() - 100 + i))
+    assert cache.get(a) is not None  # a becomes the most recent
+    cache.put(c, bytes(1000))
+    assert cache.get(a) is not None and cache.get(b) is None
+
+
+def test_stale_temporary_files_are_swept(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path)
+    cache.put(KEY, b"x")
+    stale = tmp_path / "ab" / ".abandoned.tmp"
+    fresh = tmp_path / "ab" / ".writing.tmp"
+    stale.write_bytes(b"partial")
+    fresh.write_bytes(b"partial")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    cache.evict()
+    assert not stale.exists() and fresh.exists()
+
+
+def test_clear(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path)
+    cache.put(KEY, b"x")
+    cache.put(OTHER, b"y")
+    assert cache.stats().entries == 2
+    cache.clear()
+    assert cache.stats().entries == 0 and cache.get(KEY) is None
+
+
+def test_bad_key_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="hex digests"):
+        DiskCache(tmp_path).get("../../etc/passwd")
+
+
+def test_memory_cache_lru() -> None:
+    cache = MemoryCache(max_bytes=10)
+    cache.put("a", b"12345")
+    cache.put("b", b"12345")
+    assert cache.get("a") == b"12345"
+    cache.put("c", b"12345")
+    assert cache.get("b") is None and cache.get("a") is not None and cache.get("c") is not None
+    cache.clear()
+    assert cache.get("a") is None
+
+
+def test_layered_cache_promotes_disk_hits(tmp_path: Path) -> None:
+    disk = DiskCache(tmp_path)
+    disk.put(KEY, b"data")
+    layered = LayeredCache(MemoryCache(), disk)
+    assert layered.get(KEY) == b"data"
+    disk.clear()
+    assert layered.get(KEY) == b"data"  # from memory now
+    layered.put(OTHER, b"y")
+    assert disk.get(OTHER) == b"y"
+
+
+def test_settings_are_read_at_import(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CUDA_COOP_ENABLE_CACHE", "yes")
+    assert _cache.settings().root != tmp_path / "cccl" / "cuda-coop" / "providers"  # not re-read
+    try:
+        _cache._reset_for_tests()  # what a fresh import does
+        conf = _cache.settings()
+        assert conf.enabled and conf.root == tmp_path / "cccl" / "cuda-coop" / "providers"
+        assert isinstance(_cache.default_cache().disk, DiskCache)
+        monkeypatch.setenv("CUDA_COOP_ENABLE_CACHE", "off")
+        _cache._reset_for_tests()
+        assert not _cache.settings().enabled and _cache.default_cache().disk is None
+    finally:
+        monkeypatch.undo()
+        _cache._reset_for_tests()
+
+
+# -- providers with a fake compiler -----------------------------------------------------------------------
+
+
+def test_provider_compiles_once_then_hits() -> None:
+    compiler, cache = FakeCompiler(), MemoryCache()
+    first = _provider(compiler, cache)
+    data = first.ltoir()
+    assert compiler.calls == 1 and first.origin == "nvrtc"
+    assert first.ltoir() is data and compiler.calls == 1
+    second = _provider(compiler, cache)
+    assert second.ltoir() == data and compiler.calls == 1 and second.origin == "cache"
+    name, options, preamble = compiler.seen[0]
+    assert name == f"cuda_coop_{first.key.digest[:16]}.cu"
+    assert options == first.options and preamble and first.source.startswith(preamble)
+
+
+def test_provider_needs_no_toolchain_for_symbols() -> None:
+    p = Provider(REQUESTS, block_dim=(256,), arch=90, toolchain=None, compiler=FakeCompiler(), cache=MemoryCache())
+    assert p.symbols[0].symbol.startswith("cuda_coop_") and p.externs == ()
+    assert "block_reduce.sum" in repr(p)
+
+
+def test_compile_failure_carries_log_source_and_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("CUDA_COOP_SOURCE_DUMP_DIR", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    p = _provider(FakeCompiler(fail=True), MemoryCache())
+    with pytest.raises(CompileError) as info:
+        p.ltoir()
+    err = info.value
+    assert "identifier" in err.log and err.options == p.options
+    assert err.source_path is not None and err.source_path.read_text() == p.source
+    assert err.source_path.parent == tmp_path / "cuda-coop-failed"
+    assert "block_reduce.sum.array" in str(err) and str(err.source_path) in str(err)
+
+
+def test_compile_failure_points_at_the_dump(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
+    p = _provider(FakeCompiler(fail=True), MemoryCache())
+    with pytest.raises(CompileError) as info:
+        p.ltoir()
+    assert info.value.source_path == tmp_path / dump_name("numba_mlir", p.key.digest)
+
+
+def test_dumps_on_compile_and_on_cache_hit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dumps = tmp_path / "dumps"
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(dumps))
+    cache = MemoryCache()
+    first = _provider(FakeCompiler(), cache, backend="my_dsl")
+    first.ltoir()
+    path = dumps / f"cuda_coop_my_dsl_{first.key.digest[:16]}.cu"
+    assert path.read_text() == first.source
+    path.unlink()
+    second = _provider(FakeCompiler(), cache, backend="my_dsl")
+    second.ltoir()
+    assert second.origin == "cache" and path.read_text() == first.source
+    assert [p.name for p in dumps.iterdir()] == [path.name]
+
+
+def test_no_dump_without_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", "")
+    monkeypatch.chdir(tmp_path)
+    _provider(FakeCompiler(), MemoryCache()).ltoir()
+    assert not list(tmp_path.iterdir())
+
+
+def test_unwritable_dump_dir_warns(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(blocker / "dumps"))
+    with pytest.warns(RuntimeWarning, match="CUDA_COOP_SOURCE_DUMP_DIR"):
+        _provider(FakeCompiler(), MemoryCache()).ltoir()
+
+
+def test_bad_backend_name() -> None:
+    with pytest.raises(ValueError, match="backend name"):
+        _provider(FakeCompiler(), MemoryCache(), backend="numba mlir")
+
+
+# -- the cache CLI --------------------------------------------------------------------------------------------
+
+
+def _cli(args: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    _cache_cli.add_arguments(parser)
+    return parser.parse_args(args)
+
+
+def test_cache_cli_shows_and_clears(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = _cache.CacheSettings(enabled=True, root=tmp_path)
+    monkeypatch.setattr(_cache, "_STATE", {"settings": conf})
+    DiskCache(tmp_path).put(KEY, bytes(2048))
+    assert _cache_cli.run(_cli([])) == 0
+    out = capsys.readouterr().out
+    assert "enabled" in out and str(tmp_path) in out and "entries       1" in out and "2.1 KiB" in out
+    assert _cache_cli.run(_cli(["--clear", "--json"])) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == {
+        "enabled": True,
+        "directory": str(tmp_path),
+        "entries": 0,
+        "bytes": 0,
+        "max_bytes": _cache.DEFAULT_MAX_BYTES,
+        "cleared": 1,
+    }
+    assert DiskCache(tmp_path).stats().entries == 0

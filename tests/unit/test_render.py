@@ -1,0 +1,280 @@
+"""The pure renderer and the wrappers' C ABI: golden C++ under tests/data/render/ (host only).
+
+Regenerate the goldens after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_render.py``
+and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cuda.coop import _specs
+from cuda.coop._provider import plan, render
+from cuda.coop._provider._abi import Plan
+from cuda.coop._specs import ArgKind, Request, UserCallback, UserOp, user_type
+from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "render"
+CCCL = 3006000
+UDT = user_type(12, 4)
+
+CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
+    "reduce_scan": (
+        [
+            Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16),
+            Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=4),
+        ],
+        (256,),
+    ),
+    "load_store_2d": (
+        [
+            Request("block_load", "load", "guarded_default", dtype="int64", items_per_thread=4, algorithm="transpose"),
+            Request(
+                "block_scan",
+                "inclusive_scan",
+                "array_init_aggregate",
+                dtype="int64",
+                items_per_thread=4,
+                op="max",
+                algorithm="warp_scans",
+            ),
+            Request("block_store", "store", "guarded", dtype="int64", items_per_thread=4, algorithm="warp_transpose"),
+        ],
+        (16, 8),
+    ),
+    "warp_mixed_3d": (
+        [
+            Request("warp_reduce", "sum", "scalar", dtype="float64"),
+            Request("warp_scan", "scan", "scalar_init", dtype="int32", logical_warp_threads=16, op="+"),
+            Request("warp_reduce", "reduce", "scalar_valid", dtype="uint8", logical_warp_threads=8, op="min"),
+            Request("block_reduce", "sum", "scalar", dtype="float64", algorithm="raking"),
+        ],
+        (4, 4, 4),
+    ),
+    "user_types": (
+        [
+            Request(
+                "block_scan",
+                "exclusive_scan",
+                "array_prefix",
+                dtype=UDT,
+                items_per_thread=2,
+                op=UserOp("udt_combine"),
+                prefix_callback=UserCallback("udt_running_total"),
+            ),
+            Request("block_reduce", "reduce", "scalar", dtype="float16", op=UserOp("half_max")),
+            Request("warp_reduce", "sum", "array", dtype="complex64", items_per_thread=3),
+            Request(
+                "block_scan",
+                "exclusive_sum",
+                "scalar_prefix",
+                dtype="int32",
+                prefix_callback=UserCallback("int_running_total"),
+            ),
+        ],
+        (128,),
+    ),
+}
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = DATA / f"{name}.cu"
+    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing golden {path}; run with CUDA_COOP_UPDATE_GOLDENS=1"
+    assert text == path.read_text(encoding="utf-8"), f"{path} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+
+
+def _render(requests: list[Request], block: tuple[int, ...]) -> str:
+    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name: str) -> None:
+    _check_golden(name, _render(*CASES[name]))
+
+
+def test_golden_extra_specs() -> None:
+    """Further CUB collectives render through the same code, without special cases."""
+    with registered_extra_specs():
+        text = _render(extra_requests(), (128,))
+    _check_golden("extra_specs", text)
+
+
+def test_render_is_pure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    requests, block = CASES["reduce_scan"]
+    first = _render(requests, block)
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
+    monkeypatch.setenv("CUDA_COOP_ENABLE_CACHE", "1")
+    assert _render(list(requests), block) == first
+    assert not list(tmp_path.iterdir())
+
+
+def test_source_layout() -> None:
+    text = _render(*CASES["reduce_scan"])
+    includes = [line for line in text.splitlines() if line.startswith("#include")]
+    assert includes[: len(_specs.headers())] == [f"#include <{h}>" for h in _specs.headers()]
+    first_code = next(i for i, line in enumerate(text.splitlines()) if line and not line.startswith("#"))
+    assert text.splitlines()[first_code].startswith("static_assert(CCCL_VERSION == 3006000")
+    assert text.count("static __shared__") == 1
+
+
+def test_preamble_is_the_same_for_every_provider() -> None:
+    texts = [_render(*case) for case in CASES.values()]
+    preambles = {t[: t.index("\nstatic_assert")] for t in texts}
+    # Only providers using complex types add <cuda/std/complex> after the common preamble.
+    assert len({p.replace("#include <cuda/std/complex>\n", "") for p in preambles}) == 1
+
+
+def _sig(requests: list[Request], block: tuple[int, ...] = (128,), i: int = 0) -> tuple[Plan, str]:
+    p = plan(requests, block)
+    return p, p.signatures[i].declaration
+
+
+@pytest.mark.parametrize(
+    ("request_", "declaration"),
+    [
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16), "float {s}(float* input)"),
+        (Request("block_reduce", "sum", "scalar_valid", dtype="int32"), "int {s}(int input, int valid_items)"),
+        (
+            Request("block_reduce", "reduce", "scalar", dtype="float16", op="max"),
+            "void {s}(const __half* input, __half* result)",
+        ),
+        (Request("block_scan", "exclusive_sum", "scalar", dtype="int32"), "int {s}(int input)"),
+        (
+            Request("block_scan", "exclusive_sum", "scalar_aggregate", dtype="int32"),
+            "int {s}(int input, int* block_aggregate)",
+        ),
+        (
+            Request(
+                "block_scan",
+                "inclusive_sum",
+                "array_prefix",
+                dtype="uint64",
+                items_per_thread=2,
+                prefix_callback=UserCallback("cb"),
+            ),
+            "void {s}(unsigned long long* input, unsigned long long* output, void* prefix_callback)",
+        ),
+        (
+            Request("block_scan", "exclusive_scan", "scalar_init", dtype="float64", op=UserOp("f")),
+            "double {s}(double input, double initial_value)",
+        ),
+        (
+            Request("block_load", "load", "guarded", dtype="int8", items_per_thread=4),
+            "void {s}(const signed char* src, signed char* items, int valid_items)",
+        ),
+        (
+            Request("block_store", "store", "full", dtype="float32", items_per_thread=4),
+            "void {s}(float* dst, float* items)",
+        ),
+        (
+            Request("warp_scan", "scan", "scalar", dtype="int32", op="+"),
+            "void {s}(int input, int* inclusive_output, int* exclusive_output)",
+        ),
+        (Request("warp_scan", "broadcast", "scalar", dtype="int16"), "short {s}(short input, unsigned int src_lane)"),
+        (
+            Request("warp_reduce", "head_segmented_reduce", "scalar", dtype=user_type(8, 8), op=UserOp("g")),
+            "void {s}(const cuda_coop_storage_8_8* input, int head_flag, cuda_coop_storage_8_8* result)",
+        ),
+    ],
+)
+def test_wrapper_c_abi(request_: Request, declaration: str) -> None:
+    p, decl = _sig([request_])
+    sig = p.signatures[0]
+    assert decl == 'extern "C" __device__ ' + declaration.format(s=sig.symbol)
+
+
+def test_signature_details_for_the_dsl() -> None:
+    p = plan([Request("block_scan", "exclusive_sum", "array_aggregate", dtype="int32", items_per_thread=4)], (64,))
+    sig = p.signatures[0]
+    assert sig.returns is None and sig.returned_output is None
+    by_name = {c.name: c for c in sig.params}
+    assert (by_name["input"].extent, by_name["input"].role, by_name["input"].kind) == (4, "inout", ArgKind.ARRAY)
+    assert (by_name["output"].extent, by_name["output"].role) == (4, "out")
+    assert (by_name["block_aggregate"].extent, by_name["block_aggregate"].pointer) == (None, True)
+    assert sig.binding.spec.name == "block_scan"
+    scalar = plan([Request("block_scan", "exclusive_sum", "scalar", dtype="int32")], (64,)).signatures[0]
+    assert scalar.returned_output == "output" and scalar.returns is not None and scalar.returns.name == "int32"
+
+
+def test_externs_for_user_functions() -> None:
+    p = plan(CASES["user_types"][0], (128,))
+    decls = [e.declaration for e in p.externs]
+    assert decls == [
+        'extern "C" __device__ void half_max(__half* out, const __half* a0, const __half* a1)',
+        'extern "C" __device__ int int_running_total(void* state, int a0)',
+        'extern "C" __device__ void udt_combine(cuda_coop_storage_12_4* out, const cuda_coop_storage_12_4* a0, '
+        "const cuda_coop_storage_12_4* a1)",
+        'extern "C" __device__ void udt_running_total(void* state, cuda_coop_storage_12_4* out, '
+        "const cuda_coop_storage_12_4* a0)",
+    ]
+    assert [e.purpose for e in p.externs] == ["operator", "callback", "operator", "callback"]
+
+
+def test_one_user_function_with_two_signatures_is_an_error() -> None:
+    with pytest.raises(ValueError, match="two signatures"):
+        plan(
+            [
+                Request("block_reduce", "reduce", "scalar", dtype="float32", op=UserOp("f")),
+                Request("block_reduce", "reduce", "scalar", dtype="int32", op=UserOp("f")),
+            ],
+            (128,),
+        )
+
+
+def test_same_user_function_twice_is_declared_once() -> None:
+    p = plan(
+        [
+            Request("block_reduce", "reduce", "scalar", dtype="float32", op=UserOp("f")),
+            Request("warp_reduce", "reduce", "scalar", dtype="float32", op=UserOp("f")),
+        ],
+        (128,),
+    )
+    assert [e.symbol for e in p.externs] == ["f"]
+
+
+def test_symbols_are_unique_and_name_the_provider() -> None:
+    requests, block = CASES["warp_mixed_3d"]
+    p = plan(requests, block)
+    symbols = [s.symbol for s in p.signatures]
+    assert len(set(symbols)) == len(symbols)
+    assert all(s.startswith(f"cuda_coop_{p.prefix}_") for s in symbols)
+    assert p.signatures[1].symbol.endswith("_1_warp_scan_scan")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r, b: (r, (128, 2)),
+        lambda r, b: ([Request("block_reduce", "sum", "array", dtype="float64", items_per_thread=16), r[1]], b),
+        lambda r, b: ([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=8), r[1]], b),
+        lambda r, b: ([r[1], r[0]], b),
+    ],
+)
+def test_prefix_follows_the_render_inputs(change: Callable[..., tuple[list[Request], tuple[int, ...]]]) -> None:
+    requests, block = CASES["reduce_scan"]
+    assert plan(*change(requests, block)).prefix != plan(requests, block).prefix
+    assert plan(list(requests), block).prefix == plan(requests, block).prefix
+
+
+def test_storage_is_the_max_over_block_sites_and_per_warp_for_warp_sites() -> None:
+    text = _render(*CASES["warp_mixed_3d"])
+    assert "union block_storage_t\n{\n  prim_3::TempStorage s3;\n};" in text
+    assert "union warp_storage_32_t\n{\n  prim_0::TempStorage s0[1];\n};" in text
+    assert "union warp_storage_16_t\n{\n  prim_1::TempStorage s1[2];\n};" in text
+    assert "union warp_storage_8_t\n{\n  prim_2::TempStorage s2[4];\n};" in text
+    assert "warp_storage_t warp[2];" in text  # 64 threads: two hardware warps
+    assert "threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z)" in text
+    assert "__syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid))" in text
+    assert text.count("__syncthreads()") == 1
+
+
+def test_empty_plan_is_an_error() -> None:
+    with pytest.raises(ValueError, match="at least one request"):
+        plan([], (128,))
