@@ -42,7 +42,7 @@ class HeaderBundle:
     include_dir: Path
     """Holds ``cub/``, ``thrust/``, ``cuda/`` and ``nv/``."""
     cmake_dir: Path
-    """Holds ``cccl-config.cmake``: give it to CMake as ``CCCL_DIR``."""
+    """Holds ``cccl-config.cmake``; give it to CMake as ``CCCL_DIR``."""
     provenance: Provenance
 
 

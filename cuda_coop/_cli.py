@@ -20,6 +20,8 @@ from ._bundle import header_bundle
 from ._cache_dir import cache_dir
 from ._cccl import resolve_cccl_root
 from ._cuda_headers import CudaInclude, resolve_cuda_include
+from ._provider import _cache_cli
+from ._registration import backend_status
 from ._toolkit import Library, resolve_toolkit
 from ._version import __version__
 from .errors import CoopError
@@ -102,6 +104,9 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     report["cache"] = {"directory": str(cache_dir()), "enabled": _env.flag(_CACHE_VAR)}
     report["source_dump_dir"] = _env.get(_DUMP_VAR) or None
     report["environment"] = {v.name: value for v in _env.VARIABLES if (value := _env.get(v.name)) is not None}
+    report["backends"] = {
+        name: {"active": st.active, "version": st.version, "reason": st.reason} for name, st in backend_status().items()
+    }
     return report, problems
 
 
@@ -143,6 +148,10 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
     print(row("enabled", "yes" if cache["enabled"] else f"no (set {_CACHE_VAR}=1 to enable)"))
     print("Source dumps")
     print(row("directory", report["source_dump_dir"] or f"off (set {_DUMP_VAR}=<dir> to enable)"))
+    print("DSL integrations")
+    for name, st in report["backends"].items():
+        state = f"active ({st['version']})" if st["active"] else f"inactive: {st['reason']}"
+        print(row(name, state))
     print("Environment variables set")
     for name, value in report["environment"].items():
         print(f"  {name}={value}")
@@ -158,7 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     group.add_argument("--json", action="store_true", help="print the report as JSON")
     group.add_argument("--cmake-dir", action="store_true", help="print the directory to pass to CMake as CCCL_DIR")
     group.add_argument("--include-dir", action="store_true", help="print the bundle's CCCL include directory")
+    commands = parser.add_subparsers(dest="command", metavar="{cache}")
+    cache_parser = commands.add_parser("cache", help="show or clear the persistent provider cache")
+    _cache_cli.add_arguments(cache_parser)
     args = parser.parse_args(argv)
+    if args.command == "cache":
+        return _cache_cli.run(args)
 
     if args.cmake_dir or args.include_dir:
         try:

@@ -218,6 +218,13 @@ class CoopPlanner(_seams.WholeFunctionPlanner):
                 f"coop.{prim.name}() at {stmt.loc.filename}:{stmt.loc.line}: the launch's block {block_dims} has "
                 f"{threads} threads; CUB block primitives support at most {MAX_BLOCK_THREADS}"
             )
+        user_bound = _seams.bound_block_threads(self.state, threads)
+        if user_bound is not None and user_bound < threads:
+            _, stmt, prim = found[0]
+            raise UsageError(
+                f"coop.{prim.name}() at {stmt.loc.filename}:{stmt.loc.line}: the kernel's launch_bounds allow "
+                f"{user_bound} threads per block but it is launched with {threads} {block_dims}"
+            )
         from ._lowering import coop_call  # imported at activation; here to avoid an import cycle
 
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]

@@ -189,3 +189,19 @@ def local_array_function() -> Any:
     from numba_cuda_mlir import cuda
 
     return cuda.local.array
+
+
+def bound_block_threads(state: Any, threads: int) -> int | None:
+    """Compile the kernel for at most ``threads`` threads per block (``nvvm.maxntid``), as ``__launch_bounds__``.
+
+    Without it ptxas may give a launch-specialised kernel more registers than a block of that size
+    can have (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES at launch). Returns the user's own bound when the
+    kernel set ``launch_bounds`` itself (the caller checks it), else None.
+    """
+    options = state.metadata["targetoptions"]
+    current = options.get("launch_bounds")
+    if current is None or options.get("_cuda_coop_launch_bounds"):
+        options["launch_bounds"] = threads
+        options["_cuda_coop_launch_bounds"] = True
+        return None
+    return int(current if isinstance(current, int) else current[0])
