@@ -5,14 +5,17 @@ precompiled headers; cuda.core 1.2.2's ``ProgramOptions(pch=True)`` raised a Typ
 LTO-IR. No GPU or driver is needed.
 
 Precompiled headers. Parsing CCCL is ~95% of a cold compile, and every provider starts with the same
-include preamble (``_render.preamble``). After the first compile with a given (preamble, options),
-a background thread compiles the preamble alone with ``--create-pch`` (~2 s on a 2-core machine,
-~300 MB file in a private temporary directory removed at exit); later compiles with the same
-preamble and options pass ``--use-pch`` and skip the parse (~0.45 s instead of ~1.1 s). The first
-compile of a process is never slowed down, a compile that finds the PCH still being built simply
-does not use it, and a PCH that fails to build or to load is dropped, never an error. A PCH cannot
-be shared between processes (NVRTC rejects its heap address); across processes the persistent
-provider cache is the lever. PCH options never enter cache keys: they do not change the output.
+include preamble (``_render.preamble``). Once a process has compiled ``pch_after`` providers (default
+2) with a given (preamble, options), a background thread compiles the preamble alone with
+``--create-pch`` (~2 s of one core on a 2-core machine; a ~300 MB file in a private temporary
+directory); later compiles with the same preamble and options pass ``--use-pch`` and skip the parse
+(~0.5 s instead of ~1.2 s). No compile ever waits for a PCH: one that finds it still being built does
+not use it, and a PCH that fails to build or to load is dropped, never an error. A process that
+compiles a single kernel never builds one. At exit, a build in flight is waited for (NVRTC must not
+run while the interpreter finalises) and the directory is removed. A PCH cannot be shared between
+processes (NVRTC rejects its heap address); across processes the persistent provider cache is the
+lever. PCH options never enter cache keys: the output is byte-identical with and without a PCH
+(tested).
 
 Module state (STYLE 14): :func:`default_compiler` (``functools.cache``); ``_reset_for_tests``.
 """
@@ -39,6 +42,7 @@ __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
 _log = logging.getLogger("cuda.coop")
 
 _PCH_HEAP_BYTES = 512 << 20
+_EXIT_WAIT_SECONDS = 30.0
 _INSTALL_HINT = "pip install 'cuda-coop[numba-cuda-mlir-cu13]' (or -cu12)"
 
 
@@ -123,7 +127,8 @@ class NvrtcCompiler:
     pch:
         Build and use precompiled headers (see the module docstring).
     pch_after:
-        Compiles per (preamble, options) before the PCH is built; 1 builds it after the first.
+        Compiles per (preamble, options) before the PCH is built: 2 (the default) builds it after the
+        second, so single-kernel processes never pay for one; 1 builds it after the first.
     background:
         Build the PCH in a background thread (True) or inline after the triggering compile.
 
@@ -137,7 +142,7 @@ class NvrtcCompiler:
         Provider compiles that used a PCH.
     """
 
-    def __init__(self, *, pch: bool = True, pch_after: int = 1, background: bool = True) -> None:
+    def __init__(self, *, pch: bool = True, pch_after: int = 2, background: bool = True) -> None:
         self.pch = pch
         self.pch_after = pch_after
         self.background = background
@@ -173,8 +178,13 @@ class NvrtcCompiler:
         return CompileResult(ltoir=ltoir, log=log, seconds=seconds, used_pch=use)
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
-        """Wait for PCH builds in flight; True if every one finished (benchmarks and tests)."""
-        return all(p.ready.wait(timeout) for p in list(self._pchs.values()))
+        """Wait for PCH builds in flight (``timeout`` in total); True if every one finished."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for entry in list(self._pchs.values()):
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not entry.ready.wait(left):
+                return False
+        return True
 
     def _pch_key(self, preamble: str | None, options: Sequence[str]) -> str | None:
         if not self.pch or not preamble:
@@ -188,7 +198,7 @@ class NvrtcCompiler:
                 return
             if self._dir is None:
                 self._dir = Path(tempfile.mkdtemp(prefix="cuda-coop-pch-"))
-                atexit.register(shutil.rmtree, self._dir, True)
+                atexit.register(self._at_exit)
             entry = self._pchs[key] = _Pch(self._dir / f"{key}.pch")
             self.pch_builds += 1
         if self.background:
@@ -200,6 +210,12 @@ class NvrtcCompiler:
             ).start()
         else:
             self._build(entry, preamble, options)
+
+    def _at_exit(self) -> None:
+        """Let builds in flight finish (bounded), then remove the PCH directory."""
+        self.wait_for_pch(_EXIT_WAIT_SECONDS)
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
 
     def _build(self, entry: _Pch, preamble: str, options: Sequence[str]) -> None:
         try:

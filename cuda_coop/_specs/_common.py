@@ -87,7 +87,7 @@ def block_threads_multiple_of_warp(algorithms: tuple[object, ...], what: str) ->
 
 
 def _logical_warp_ok(b: Binding) -> bool:
-    lwt = b.values["logical_warp_threads"]
+    lwt = int(b.values["logical_warp_threads"])
     return lwt <= 32 and lwt & (lwt - 1) == 0 and b.block_threads % lwt == 0
 
 

@@ -213,12 +213,12 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
             values[tp.name] = _coerce_tparam(where, tp, tp.default)
         else:
             raise ValueError(f"{where}: missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
-    partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)  # type: ignore[arg-type]
+    partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
     for name, param in operators.items():
         if name not in given:
             raise ValueError(f"{where} ({overload.name}): missing {param.kind.value} {name}")
         values[name] = _coerce_operator(where, partial, param, given[name])
-    binding = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)  # type: ignore[arg-type]
+    binding = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
     for constraint in spec.constraints:
         if not constraint.check(binding):
             raise ValueError(f"{where}: " + constraint.message.format(**binding.describe()))

@@ -224,7 +224,7 @@ def test_precompiled_header_gives_identical_ltoir(
     reduce_scan: Provider, toolchain: Toolchain, compiler: NvrtcCompiler
 ) -> None:
     """PCH options stay out of the key: with or without a PCH, the bytes are the same."""
-    pch = NvrtcCompiler(pch=True, background=False)
+    pch = NvrtcCompiler(pch=True, pch_after=1, background=False)
     first = _provider([REDUCE], toolchain, pch)
     first.ltoir()  # builds the PCH after compiling (inline: background=False)
     assert (pch.calls, pch.pch_builds, pch.pch_hits) == (1, 1, 0) and pch.wait_for_pch(0)
