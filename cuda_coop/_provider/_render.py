@@ -180,11 +180,29 @@ def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[st
     if p.name == sig.returned_output:
         return p.name
     c = cparams[p.name]
+    if p.kind is ArgKind.ARRAY and not p.inout:
+        return f"{p.name}_in"  # a copy: see _input_copies
     if c.extent is not None:
         return f"reinterpret_cast<{c.value_type.cpp}(&)[{c.extent}]>(*{p.name})"  # type: ignore[union-attr]
     if p.kind is ArgKind.POINTER or not c.pointer:
         return p.name
     return f"*{p.name}"
+
+
+def _input_copies(sig: WrapperSignature) -> list[str]:
+    """Per-thread input arrays (not ``inout``) are copied before the call: CUB may rearrange its
+    arguments in place (BlockStore's transposing algorithms do), and a caller's input must never
+    change. After inlining the copy is register renaming."""
+    lines = []
+    for c in sig.params:
+        if c.kind is ArgKind.ARRAY and c.role == "in":
+            t, n = c.value_type.cpp, c.extent  # type: ignore[union-attr]
+            lines += [
+                f"  {t} {c.name}_in[{n}];",
+                "#pragma unroll",
+                f"  for (int k = 0; k < {n}; ++k)\n  {{\n    {c.name}_in[k] = {c.name}[k];\n  }}",
+            ]
+    return lines
 
 
 def _wrapper(ns: str, i: int, sig: WrapperSignature) -> str:
@@ -209,6 +227,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature) -> str:
             f"    __syncwarp(cuda_coop_detail::logical_warp_mask<{width}>(tid));\n  }}",
         ]
         temp = "temp"
+    lines += _input_copies(sig)
     for p in b.overload.all_params:
         if p.kind is ArgKind.CALLBACK:
             lines.append(f"  {ns}::cb_{i}_{p.name} {p.name}_fn{{{p.name}}};")

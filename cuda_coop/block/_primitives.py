@@ -28,8 +28,9 @@ def load(
     src:
         A 1-D, C-contiguous device array.
     items:
-        The thread's ``cuda.local.array(N, dtype)``; receives its items in *blocked* order
-        (thread ``t`` gets items ``t*N .. t*N+N-1`` of the tile), whatever the algorithm.
+        The thread's ``cuda.local.array(N, dtype)``. Every algorithm but ``"striped"`` leaves the
+        tile in *blocked* order (thread ``t`` gets items ``t*N .. t*N+N-1``); ``"striped"`` leaves it
+        striped (thread ``t`` gets items ``t, t + block_threads, ...``).
     offset:
         Index in ``src`` of the tile's first item.
     valid_items:
@@ -37,8 +38,8 @@ def load(
         ``oob_default`` if given, else are left unchanged.
     algorithm:
         ``"direct"``, ``"striped"``, ``"vectorize"``, ``"transpose"``, ``"warp_transpose"`` or
-        ``"warp_transpose_timesliced"`` (``cub::BlockLoadAlgorithm``). ``"striped"`` leaves the items
-        striped across threads. ``"vectorize"`` is fastest when ``src + offset`` is 16-byte aligned.
+        ``"warp_transpose_timesliced"`` (``cub::BlockLoadAlgorithm``). ``"vectorize"`` is fastest
+        when ``src + offset`` is 16-byte aligned.
     """
 
 
@@ -48,10 +49,11 @@ def store(
     dst: Any, items: Any, *, offset: Any = 0, valid_items: Any = None,
     algorithm: str = "direct", items_per_thread: int | None = None,
 ) -> None:
-    """Store each thread's ``items`` (blocked order) to ``dst[offset:]`` (``cub::BlockStore``).
+    """Store each thread's ``items`` to ``dst[offset:]`` (``cub::BlockStore``); ``items`` is not modified.
 
-    ``valid_items`` stores only that many items of the tile; ``algorithm`` is one of the
-    ``cub::BlockStoreAlgorithm`` names, as for :func:`load`.
+    ``items`` is read in blocked order, or striped for ``algorithm="striped"``. ``valid_items``
+    stores only that many items of the tile; ``algorithm`` is one of the ``cub::BlockStoreAlgorithm``
+    names, as for :func:`load`.
     """
 
 

@@ -59,24 +59,28 @@ def _make_kernel(dtype: str, ipt: int, tile: int, la: str, sa: str, ra: str, sca
     return kernel
 
 
-def _expected(x: np.ndarray, tiles: int, tile: int, ipt: int, initial) -> dict[str, np.ndarray]:
+def _expected(x: np.ndarray, tiles: int, tile: int, ipt: int, initial, striped: bool) -> dict[str, np.ndarray]:
     padded = np.zeros(tiles * tile, dtype=x.dtype)  # oob_default=0 fills the partial tile
     padded[: x.size] = x
     t = padded.reshape(tiles, tile)
-    first = t[:, ::ipt]  # items[0] of each thread (blocked arrangement)
-    inc = wrap_cumsum(t)
+    threads = tile // ipt
+    # Each thread's items, in thread order: blocked (thread k has t[k*ipt:(k+1)*ipt]) for every
+    # load algorithm but "striped", which leaves thread k with t[k], t[k+threads], ...
+    held = t.reshape(tiles, ipt, threads).transpose(0, 2, 1) if striped else t.reshape(tiles, threads, ipt)
+    flat = held.reshape(tiles, tile)  # the sequence the block scans (then stored blocked, directly)
+    first = held[:, :, 0]  # items[0] of each thread
+    inc = wrap_cumsum(flat)
     firsts_inc = wrap_cumsum(first)
     seeded = np.concatenate([np.full((tiles, 1), initial, x.dtype), first[:, :-1]], axis=1)
-    exmax = np.maximum.accumulate(seeded, axis=1)
     return {
         "copy": x,
         "sums": wrap_sum(t),
         "maxes": t.max(axis=1),
-        "exsum": (inc - t).reshape(-1)[: x.size],  # integers wrap in their dtype; floats are float64
-        "incmax": np.maximum.accumulate(t, axis=1).reshape(-1)[: x.size],
+        "exsum": (inc - flat).reshape(-1)[: x.size],  # integers wrap in their dtype; floats are float64
+        "incmax": np.maximum.accumulate(flat, axis=1).reshape(-1)[: x.size],
         "s_ex": (firsts_inc - first).reshape(-1),
         "s_inc": firsts_inc.reshape(-1),
-        "s_exmax": exmax.reshape(-1),
+        "s_exmax": np.maximum.accumulate(seeded, axis=1).reshape(-1),
         "aggs": wrap_sum(first),
     }
 
@@ -125,7 +129,7 @@ def test_block_primitives(dtype: str, block: tuple[int, int, int], ipt: int, alg
     assert not refused_reduce, "raking_commutative_only was accepted for a block CUB would not run it on"
     assert exchange_bytes <= SHARED_LIMIT, "a tile larger than shared memory compiled"
     got = {k: v.copy_to_host() for k, v in d_outs.items()}
-    exp = _expected(x, tiles, tile, ipt, initial)
+    exp = _expected(x, tiles, tile, ipt, initial, striped=la == "striped")
     exact = {"copy", "maxes", "incmax", "s_exmax"}
     for name, value in exp.items():
         tol = {"rtol": 0.0, "atol": 0.0} if name in exact else tolerance(dtype, tile)

@@ -120,7 +120,19 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_2_block_run_length_decode_run_
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s2, reinterpret_cast<short(&)[2]>(*run_values), reinterpret_cast<unsigned int(&)[2]>(*run_lengths), *total_decoded_size).RunLengthDecode(reinterpret_cast<short(&)[4]>(*decoded_items), from_decoded_offset);
+  short run_values_in[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+  {
+    run_values_in[k] = run_values[k];
+  }
+  unsigned int run_lengths_in[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+  {
+    run_lengths_in[k] = run_lengths[k];
+  }
+  Prim(cuda_coop_e63b503e7fc0::storage.block.s2, run_values_in, run_lengths_in, *total_decoded_size).RunLengthDecode(reinterpret_cast<short(&)[4]>(*decoded_items), from_decoded_offset);
 }
 
 extern "C" __device__ void cuda_coop_e63b503e7fc0_3_block_discontinuity_flag_heads(bool* head_flags, int* input, int tile_predecessor_item)
@@ -130,7 +142,13 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_3_block_discontinuity_flag_hea
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s3).FlagHeads(reinterpret_cast<bool(&)[4]>(*head_flags), reinterpret_cast<int(&)[4]>(*input), ::cuda::std::not_equal_to<>{}, tile_predecessor_item);
+  int input_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  Prim(cuda_coop_e63b503e7fc0::storage.block.s3).FlagHeads(reinterpret_cast<bool(&)[4]>(*head_flags), input_in, ::cuda::std::not_equal_to<>{}, tile_predecessor_item);
 }
 
 extern "C" __device__ void cuda_coop_e63b503e7fc0_4_block_discontinuity_flag_heads(int* head_flags, float* input)
@@ -140,7 +158,13 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_4_block_discontinuity_flag_hea
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s4).FlagHeads(reinterpret_cast<int(&)[4]>(*head_flags), reinterpret_cast<float(&)[4]>(*input), cuda_coop_e63b503e7fc0::op_4_flag_op{});
+  float input_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  Prim(cuda_coop_e63b503e7fc0::storage.block.s4).FlagHeads(reinterpret_cast<int(&)[4]>(*head_flags), input_in, cuda_coop_e63b503e7fc0::op_4_flag_op{});
 }
 
 extern "C" __device__ void cuda_coop_e63b503e7fc0_5_block_histogram_init_histogram(unsigned int* histogram)
@@ -160,5 +184,11 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_6_block_histogram_histogram(un
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s6).Histogram(reinterpret_cast<unsigned char(&)[4]>(*items), histogram);
+  unsigned char items_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    items_in[k] = items[k];
+  }
+  Prim(cuda_coop_e63b503e7fc0::storage.block.s6).Histogram(items_in, histogram);
 }

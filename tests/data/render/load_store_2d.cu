@@ -79,7 +79,13 @@ extern "C" __device__ void cuda_coop_028ef6e558d9_1_block_scan_inclusive_scan(lo
   {
     __syncthreads();
   }
-  Prim(cuda_coop_028ef6e558d9::storage.block.s1).InclusiveScan(reinterpret_cast<long long(&)[4]>(*input), reinterpret_cast<long long(&)[4]>(*output), initial_value, ::cuda::maximum<>{}, *block_aggregate);
+  long long input_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  Prim(cuda_coop_028ef6e558d9::storage.block.s1).InclusiveScan(input_in, reinterpret_cast<long long(&)[4]>(*output), initial_value, ::cuda::maximum<>{}, *block_aggregate);
 }
 
 extern "C" __device__ void cuda_coop_028ef6e558d9_2_block_store_store(long long* dst, long long* items, int valid_items)
@@ -89,5 +95,11 @@ extern "C" __device__ void cuda_coop_028ef6e558d9_2_block_store_store(long long*
   {
     __syncthreads();
   }
-  Prim(cuda_coop_028ef6e558d9::storage.block.s2).Store(dst, reinterpret_cast<long long(&)[4]>(*items), valid_items);
+  long long items_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    items_in[k] = items[k];
+  }
+  Prim(cuda_coop_028ef6e558d9::storage.block.s2).Store(dst, items_in, valid_items);
 }

@@ -66,7 +66,13 @@ extern "C" __device__ float cuda_coop_bc9289d4ef5d_0_block_reduce_sum(float* inp
   {
     __syncthreads();
   }
-  return Prim(cuda_coop_bc9289d4ef5d::storage.block.s0).Sum(reinterpret_cast<float(&)[16]>(*input));
+  float input_in[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  return Prim(cuda_coop_bc9289d4ef5d::storage.block.s0).Sum(input_in);
 }
 
 extern "C" __device__ void cuda_coop_bc9289d4ef5d_1_block_scan_exclusive_sum(int* input, int* output)
@@ -76,5 +82,11 @@ extern "C" __device__ void cuda_coop_bc9289d4ef5d_1_block_scan_exclusive_sum(int
   {
     __syncthreads();
   }
-  Prim(cuda_coop_bc9289d4ef5d::storage.block.s1).ExclusiveSum(reinterpret_cast<int(&)[4]>(*input), reinterpret_cast<int(&)[4]>(*output));
+  int input_in[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  Prim(cuda_coop_bc9289d4ef5d::storage.block.s1).ExclusiveSum(input_in, reinterpret_cast<int(&)[4]>(*output));
 }

@@ -126,8 +126,14 @@ extern "C" __device__ void cuda_coop_7965a8ba5df6_0_block_scan_exclusive_scan(cu
   {
     __syncthreads();
   }
+  cuda_coop_storage_12_4 input_in[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+  {
+    input_in[k] = input[k];
+  }
   cuda_coop_7965a8ba5df6::cb_0_prefix_callback prefix_callback_fn{prefix_callback};
-  Prim(cuda_coop_7965a8ba5df6::storage.block.s0).ExclusiveScan(reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*input), reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_7965a8ba5df6::op_0_op{}, prefix_callback_fn);
+  Prim(cuda_coop_7965a8ba5df6::storage.block.s0).ExclusiveScan(input_in, reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_7965a8ba5df6::op_0_op{}, prefix_callback_fn);
 }
 
 extern "C" __device__ void cuda_coop_7965a8ba5df6_1_block_reduce_reduce(const __half* input, __half* result)
@@ -149,7 +155,13 @@ extern "C" __device__ void cuda_coop_7965a8ba5df6_2_warp_reduce_sum(::cuda::std:
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<32>(tid));
   }
-  *result = Prim(temp).Sum(reinterpret_cast<::cuda::std::complex<float>(&)[3]>(*input));
+  ::cuda::std::complex<float> input_in[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k)
+  {
+    input_in[k] = input[k];
+  }
+  *result = Prim(temp).Sum(input_in);
 }
 
 extern "C" __device__ int cuda_coop_7965a8ba5df6_3_block_scan_exclusive_sum(int input, void* prefix_callback)
