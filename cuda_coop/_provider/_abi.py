@@ -121,7 +121,7 @@ def _wrapper_param(b: Binding, p: Param) -> CParam | None:
         return CParam(
             name=p.name, ctype=ctype, kind=p.kind, value_type=vt, pointer=True, role="in" if p.const else "inout"
         )
-    role: Role = "out" if p.kind in (ArgKind.OUTPUT, ArgKind.AGGREGATE) else "inout"
+    role: Role = "out" if p.kind in (ArgKind.OUTPUT, ArgKind.AGGREGATE) else "inout" if p.inout else "in"
     return CParam(
         name=p.name, ctype=f"{vt.cpp}*", kind=p.kind, value_type=vt, pointer=True, extent=b.extent_of(p), role=role
     )

@@ -176,17 +176,15 @@ def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[st
         fn = b.values[p.name]
         return f"{fn}{{}}" if isinstance(fn, KnownOp) else f"{ns}::op_{i}_{p.name}{{}}"
     if p.kind is ArgKind.CALLBACK:
-        return f"{p.name}_fn"
+        return f"{p.name}_fn"  # a local functor holding the state pointer
     if p.name == sig.returned_output:
-        return p.name
+        return p.name  # a local, returned by value
     c = cparams[p.name]
     if p.kind is ArgKind.ARRAY and not p.inout:
         return f"{p.name}_in"  # a copy: see _input_copies
     if c.extent is not None:
         return f"reinterpret_cast<{c.value_type.cpp}(&)[{c.extent}]>(*{p.name})"  # type: ignore[union-attr]
-    if p.kind is ArgKind.POINTER or not c.pointer:
-        return p.name
-    return f"*{p.name}"
+    return p.name if p.kind is ArgKind.POINTER or not c.pointer else f"*{p.name}"
 
 
 def _input_copies(sig: WrapperSignature) -> list[str]:

@@ -55,8 +55,10 @@ def scalar(name: str, type_: str = "dtype", doc: str = "") -> Param:
     return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc)
 
 
-def array(name: str, type_: str = "dtype", extent: str = "items_per_thread", doc: str = "") -> Param:
-    return Param(name=name, kind=ArgKind.ARRAY, type=type_, extent=extent, doc=doc)
+def array(
+    name: str, type_: str = "dtype", extent: str = "items_per_thread", doc: str = "", *, inout: bool = False
+) -> Param:
+    return Param(name=name, kind=ArgKind.ARRAY, type=type_, extent=extent, doc=doc, inout=inout)
 
 
 def output(name: str, type_: str = "dtype", doc: str = "") -> Param:

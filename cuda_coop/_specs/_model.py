@@ -12,7 +12,8 @@ Argument kinds (:class:`ArgKind`) and how each crosses the wrapper's C ABI:
 kind       CUB parameter                          wrapper parameter
 ========== ====================================== ============================================
 SCALAR     ``T x``, ``int valid_items``           ``T x`` (``const T* x`` for pointer-ABI types)
-ARRAY      ``T (&items)[N]`` (read, or in-place)  ``T* items``: a thread-local array of N items
+ARRAY      ``T (&items)[N]`` (read, or in-place)  ``T* items``: a thread-local array of N items;
+                                                  CUB gets a copy unless ``inout``
 POINTER    an iterator into global/shared memory  ``T* p`` / ``const T* p``
 OPERATOR   a functor (``ReductionOp``...)         none: a known functor or a user function
 OUTPUT     ``T& out`` / ``T (&out)[N]``           returned (see below), else ``T* out``
@@ -179,6 +180,10 @@ class Param:
     """For ARRAY and array OUTPUT: the INT template parameter giving the number of items."""
     const: bool = False
     """For POINTER: read-only memory."""
+    inout: bool = False
+    """For ARRAY: CUB updates the items in place and the caller sees the result (BlockRadixSort's keys).
+    Otherwise the wrapper hands CUB a copy, so a caller's input never changes (BlockStore's transposing
+    algorithms rearrange the array they are given); after inlining the copy is register renaming."""
     returns: str | None = None
     """For OPERATOR/CALLBACK: the function's result type (a type reference as for ``type``)."""
     args: tuple[str, ...] = ()
@@ -195,6 +200,8 @@ class Param:
             raise ValueError(f"parameter {self.name!r} of kind {self.kind.name} needs a type")
         if self.kind is ArgKind.ARRAY and self.extent is None:
             raise ValueError(f"array parameter {self.name!r} needs an extent")
+        if self.inout and self.kind is not ArgKind.ARRAY:
+            raise ValueError(f"parameter {self.name!r}: only ARRAY parameters are in-place (inout=True)")
         if self.extent is not None and self.kind not in (ArgKind.ARRAY, ArgKind.OUTPUT):
             raise ValueError(f"parameter {self.name!r}: only ARRAY and OUTPUT parameters have an extent")
 

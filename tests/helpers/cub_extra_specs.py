@@ -60,11 +60,11 @@ VALUE = _t("value_dtype", "ValueT", TParamKind.TYPE, optional=True, default=NONE
 
 
 def _sort_overloads() -> tuple[Overload, ...]:
-    keys = array("keys", "key_dtype")
+    keys = array("keys", "key_dtype", inout=True)
     return (
         Overload(name="keys", params=(keys,)),
         Overload(name="keys_bits", params=(keys, scalar("begin_bit", "int32"), scalar("end_bit", "int32"))),
-        Overload(name="pairs", params=(keys, array("values", "value_dtype"))),
+        Overload(name="pairs", params=(keys, array("values", "value_dtype", inout=True))),
     )
 
 

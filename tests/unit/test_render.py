@@ -195,7 +195,7 @@ def test_signature_details_for_the_dsl() -> None:
     sig = p.signatures[0]
     assert sig.returns is None and sig.returned_output is None
     by_name = {c.name: c for c in sig.params}
-    assert (by_name["input"].extent, by_name["input"].role, by_name["input"].kind) == (4, "inout", ArgKind.ARRAY)
+    assert (by_name["input"].extent, by_name["input"].role, by_name["input"].kind) == (4, "in", ArgKind.ARRAY)
     assert (by_name["output"].extent, by_name["output"].role) == (4, "out")
     assert (by_name["block_aggregate"].extent, by_name["block_aggregate"].pointer) == (None, True)
     assert sig.binding.spec.name == "block_scan"
@@ -273,6 +273,19 @@ def test_storage_is_the_max_over_block_sites_and_per_warp_for_warp_sites() -> No
     assert "threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z)" in text
     assert "__syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid))" in text
     assert text.count("__syncthreads()") == 1
+
+
+def test_inputs_are_copied_and_in_place_arrays_are_not() -> None:
+    """CUB's transposing BlockStore rearranges the array it is given: a caller's input must not change."""
+    text = _render(
+        [Request("block_store", "store", "full", dtype="int32", items_per_thread=4, algorithm="transpose")], (128,)
+    )
+    assert "int items_in[4];" in text and ".Store(dst, items_in)" in text
+    with registered_extra_specs():
+        p = plan([Request("block_radix_sort", "sort", "keys", key_dtype="uint32", items_per_thread=4)], (128,))
+        text = render(p, cccl_version=CCCL, headers=_specs.headers())
+    assert p.signatures[0].params[0].role == "inout"
+    assert ".Sort(reinterpret_cast<unsigned int(&)[4]>(*keys))" in text and "keys_in" not in text
 
 
 def test_empty_plan_is_an_error() -> None:
