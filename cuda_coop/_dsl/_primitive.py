@@ -64,7 +64,9 @@ _PRIMITIVES: dict[str, Primitive] = {}
 
 
 # Public parameter names that differ from the spec's (``_specs``) names for the same argument.
-SPEC_NAMES = {"x": "input", "threads": "logical_warp_threads", "prefix_op": "prefix_callback"}
+SPEC_NAMES = {"x": "input", "threads": "logical_warp_threads", "prefix_op": "prefix_callback",
+              "prefix_state": "prefix_callback"}
+"""``prefix_op`` is the callback's code, ``prefix_state`` the state pointer its C parameter carries."""
 
 
 def primitive(

@@ -76,45 +76,51 @@ def sum(x: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
     """Block-wide sum of one value (or N values) per thread; valid in thread 0. See :func:`reduce`."""
 
 
-_SCAN_STATIC = ("algorithm", *_ITEMS)
+_SCAN_STATIC = ("prefix_op", "algorithm", *_ITEMS)
 
 
 @primitive("block.exclusive_sum", ("block_scan", "exclusive_sum"), data="x", static=_SCAN_STATIC,
            per_thread=("x", "output"),
            in_place=(("output", "x"),))
-def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, algorithm: str = "raking",
-                  items_per_thread: int | None = None) -> Any:
+def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
+                  prefix_state: Any = None, algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
     """Exclusive prefix sum across the block (``cub::BlockScan::ExclusiveSum``).
 
     Scalar form: returns this thread's prefix. Array form: ``x`` is a ``cuda.local.array`` in
     blocked order and the scan is written to ``output`` (default: ``x``, in place).
     ``block_aggregate``: a ``cuda.local.array(1, dtype)`` that receives the block's total in every
-    thread. ``algorithm``: ``"raking"``, ``"raking_memoize"`` or ``"warp_scans"``.
+    thread. ``prefix_op`` (with ``prefix_state``) makes the scan continue across tiles
+    (``BlockPrefixCallbackOp``): a Python function ``prefix_op(state, block_aggregate)`` that the
+    first warp calls with the tile's total and whose result (lane 0's) seeds the scan; ``state`` is
+    ``prefix_state`` (an array, e.g. ``cuda.local.array(1, dtype)`` holding the running total).
+    ``algorithm``: ``"raking"``, ``"raking_memoize"`` or ``"warp_scans"``.
     """
 
 
 @primitive("block.inclusive_sum", ("block_scan", "inclusive_sum"), data="x", static=_SCAN_STATIC,
            per_thread=("x", "output"),
            in_place=(("output", "x"),))
-def inclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, algorithm: str = "raking",
-                  items_per_thread: int | None = None) -> Any:
+def inclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
+                  prefix_state: Any = None, algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
     """Inclusive prefix sum across the block (``cub::BlockScan::InclusiveSum``). See :func:`exclusive_sum`."""
 
 
 @primitive("block.exclusive_scan", ("block_scan", "exclusive_scan"), data="x", static=("op", *_SCAN_STATIC),
            per_thread=("x", "output"),
            in_place=(("output", "x"),))
-def exclusive_scan(x: Any, op: Any, initial_value: Any, output: Any = None, *, block_aggregate: Any = None,
-                   algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
+def exclusive_scan(x: Any, op: Any, initial_value: Any = None, output: Any = None, *, block_aggregate: Any = None,
+                   prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "raking",
+                   items_per_thread: int | None = None) -> Any:
     """Exclusive scan with ``op`` seeded with ``initial_value`` (``cub::BlockScan::ExclusiveScan``).
 
-    ``op`` as for :func:`reduce`; other arguments as for :func:`exclusive_sum`.
+    ``op`` as for :func:`reduce`; give ``initial_value`` or ``prefix_op``; other arguments as for
+    :func:`exclusive_sum`.
     """
 
 
 @primitive("block.inclusive_scan", ("block_scan", "inclusive_scan"), data="x", static=("op", *_SCAN_STATIC),
            per_thread=("x", "output"),
            in_place=(("output", "x"),))
-def inclusive_scan(x: Any, op: Any, output: Any = None, *, block_aggregate: Any = None,
-                   algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
+def inclusive_scan(x: Any, op: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
+                   prefix_state: Any = None, algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
     """Inclusive scan with ``op`` (``cub::BlockScan::InclusiveScan``). See :func:`exclusive_scan`."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._dsl._primitive import SPEC_NAMES
-from .._specs import ArgKind, KnownOp, Request, UserOp, bind, coerce_operator, get_primitive
+from .._specs import ArgKind, KnownOp, Request, UserCallback, UserOp, bind, coerce_operator, get_primitive
 from . import _seams
 from ._planner import CallSite, KernelPlan, site
 from ._seams import types
@@ -32,7 +32,9 @@ class TypedCall:
     sources: dict[str, int]
     """Spec parameter -> index of the runtime argument carrying it."""
     user_ops: tuple[tuple[str, Any, Any], ...] = ()
-    """(symbol, Python function, numba signature) of user operators to compile to LTO-IR."""
+    """(symbol, Python function, numba signature) of user operators and callbacks to compile to LTO-IR."""
+    argtys: tuple[Any, ...] = ()
+    """numba types of the runtime arguments."""
 
 
 def _dtype_name(ty: Any) -> str | None:
@@ -40,14 +42,15 @@ def _dtype_name(ty: Any) -> str | None:
     return name if name in SUPPORTED else None
 
 
-def _user_op(cs: CallSite, fn: Any, dtype: Any) -> tuple[UserOp, tuple[str, Any, Any]]:
+def _user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[str, Any, Any]:
+    """(symbol, Python function, C signature) of a user function the provider calls."""
     pyfunc = getattr(fn, "py_func", fn)
     if not callable(pyfunc):
-        raise cs.error(f"op={fn!r} is neither a known operator nor a Python function")
+        raise cs.error(f"{param}={fn!r} is neither a known operator nor a Python function")
     code = getattr(pyfunc, "__code__", None)
-    identity = repr((pyfunc.__module__, pyfunc.__qualname__, code and (code.co_code, code.co_consts), str(dtype)))
-    symbol = f"cuda_coop_op_{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
-    return UserOp(symbol), (symbol, pyfunc, dtype(dtype, dtype))
+    body = (code.co_code, code.co_consts) if code is not None else None
+    identity = repr((pyfunc.__module__, pyfunc.__qualname__, body, str(signature)))
+    return f"cuda_coop_{param}_{hashlib.sha256(identity.encode()).hexdigest()[:16]}", pyfunc, signature
 
 
 def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
@@ -88,7 +91,7 @@ def _extent(cs: CallSite, given: dict[str, Any]) -> int | None:
 def _check_arrays(cs: CallSite, given: dict[str, Any], dtype: str) -> None:
     """Every array holds the data type; arrays are 1-D and contiguous."""
     for name, ty in given.items():
-        if isinstance(ty, types.Array):
+        if isinstance(ty, types.Array) and name != "prefix_state":  # the callback's state is the user's
             if str(ty.dtype) != dtype:
                 raise cs.error(f"{name!r} holds {ty.dtype} but {cs.primitive.data!r} is {dtype}; use one dtype")
             if ty.ndim != 1 or ty.layout not in ("C", "A"):
@@ -134,9 +137,19 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
             present[spec_name] = False
             op = coerce_operator(value)
             if op is None:
-                op, compiled = _user_op(cs, value, numba_dtype)
-                user_ops.append(compiled)
+                user = _user_function(cs, name, value, numba_dtype(numba_dtype, numba_dtype))
+                user_ops.append(user)
+                op = UserOp(user[0])
             params[spec_name] = op
+        elif name == "prefix_op":
+            state = given.get("prefix_state")
+            if not isinstance(state, types.Array):
+                raise cs.error(f"prefix_op needs prefix_state=, an array its first argument points to (got {state})")
+            user = _user_function(cs, name, value, numba_dtype(types.CPointer(state.dtype), numba_dtype))
+            user_ops.append(user)
+            params[spec_name] = UserCallback(user[0])
+    if "prefix_state" in given and "prefix_callback" not in params:
+        raise cs.error("prefix_state= is only used with prefix_op=")
     if extent is not None and any(tp.name == "items_per_thread" for ov in method.overloads
                                   for tp in (*spec.tparams, *ov.tparams)):
         params["items_per_thread"] = extent
@@ -151,7 +164,7 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     request = Request(spec.name, method.name, overload.name, **params)
     bind(request, cs.block)  # validate now: errors name the call site
     returns = numba_dtype if method.returns is not None or _returns_output(overload) else types.none
-    return TypedCall(request=request, returns=returns, sources=sources, user_ops=tuple(user_ops))
+    return TypedCall(request=request, returns=returns, sources=sources, user_ops=tuple(user_ops), argtys=argtys)
 
 
 def _returns_output(overload: Any) -> bool:
@@ -159,8 +172,10 @@ def _returns_output(overload: Any) -> bool:
     return len(outs) == 1
 
 
-def _numba_type(cparam: Any) -> Any:
-    vt = getattr(types, cparam.value_type.name) if cparam.value_type is not None else types.int8
+def _numba_type(cparam: Any, argty: Any) -> Any:
+    if cparam.value_type is None:  # void* state: a pointer to whatever the caller passed
+        return types.CPointer(argty.dtype if isinstance(argty, types.Array) else argty)
+    vt = getattr(types, cparam.value_type.name)
     return types.CPointer(vt) if cparam.pointer else vt
 
 
@@ -170,14 +185,15 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     sig = provider.signature(site_id)
     typed: TypedCall = kernel.typed[site_id]
     runtime = args[1:]
-    c_args = []
+    c_args, c_types = [], []
     for cparam in sig.params:
         index = typed.sources.get(cparam.name)
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
         c_args.append(runtime[index])
+        c_types.append(_numba_type(cparam, typed.argtys[index]))
     returns = getattr(types, sig.returns.name) if sig.returns is not None else types.none
-    c_sig = returns(*(_numba_type(p) for p in sig.params))
+    c_sig = returns(*c_types)
     _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=c_args)
 
 

@@ -105,6 +105,34 @@ def test_python_operator_is_compiled_and_inlined() -> None:
     _assert_inlined(compile_kernel(kernel, (F32, F32), block=64))
 
 
+def test_prefix_callback_compiles_inlined() -> None:
+    def running_total(state, block_aggregate):
+        old = state[0]
+        state[0] = old + block_aggregate
+        return old
+
+    @cuda.jit
+    def kernel(x, y, tiles):
+        items = cuda.local.array(ITEMS, np.int32)
+        total = cuda.local.array(1, np.int32)
+        total[0] = 0
+        for tile in range(tiles):
+            coop.block.load(x, items, offset=tile * 128 * ITEMS)
+            coop.block.exclusive_sum(items, prefix_op=running_total, prefix_state=total)
+            coop.block.store(y, items, offset=tile * 128 * ITEMS)
+
+    _assert_inlined(compile_kernel(kernel, (I32, I32, types.int64), block=128))
+
+
+def test_prefix_state_without_prefix_op_is_an_error() -> None:
+    @cuda.jit
+    def kernel(x, out):
+        total = cuda.local.array(1, np.float32)
+        out[0] = coop.block.exclusive_sum(x[0], prefix_state=total)
+
+    assert "prefix_state= is only used with prefix_op=" in _compile_error(kernel)
+
+
 def test_one_nvrtc_call_per_kernel_and_one_specialisation_per_block_shape() -> None:
     from cuda.coop._provider import default_compiler
 

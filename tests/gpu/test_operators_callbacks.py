@@ -1,0 +1,83 @@
+"""User operators and block prefix callbacks on the GPU, against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.gpu._data import random_values, wrap_cumsum
+
+
+def absmax(a, b):
+    return max(abs(a), abs(b))
+
+
+def running_total(state, block_aggregate):
+    old = state[0]
+    state[0] = old + block_aggregate
+    return old
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("block", [(128, 1, 1), (16, 8, 1), (4, 4, 4)])
+def test_python_operator(dtype: str, block: tuple[int, int, int]) -> None:
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    threads = block[0] * block[1] * block[2]
+    T = threads
+
+    @cuda.jit
+    def kernel(x, block_out, warp_out, scan_out):
+        tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        g = cuda.blockIdx.x * T + tid
+        r = coop.block.reduce(x[g], absmax)
+        w = coop.warp.reduce(x[g], absmax)
+        scan_out[g] = coop.block.inclusive_scan(x[g], absmax)
+        if tid == 0:
+            block_out[cuda.blockIdx.x] = r
+        if tid % 32 == 0:
+            warp_out[g // 32] = w
+
+    blocks = 3
+    x = random_values(np.random.default_rng(threads), dtype, blocks * threads)
+    dt = np.dtype(dtype)
+    outs = [cuda.to_device(np.full(n, 3, dt)) for n in (blocks, blocks * threads // 32, blocks * threads)]
+    kernel[blocks, block](cuda.to_device(x), *outs)
+    block_out, warp_out, scan_out = (o.copy_to_host() for o in outs)
+    a = np.abs(x)
+    np.testing.assert_array_equal(block_out, a.reshape(blocks, -1).max(axis=1))
+    np.testing.assert_array_equal(warp_out, a.reshape(-1, 32).max(axis=1))
+    np.testing.assert_array_equal(scan_out, np.maximum.accumulate(a.reshape(blocks, -1), axis=1).reshape(-1))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float64"])
+@pytest.mark.parametrize(("block", "algorithm"), [((128, 1, 1), "raking"), ((16, 8, 1), "warp_scans"),
+                                                  ((4, 4, 4), "raking_memoize")])
+def test_prefix_callback_scans_across_tiles(dtype: str, block: tuple[int, int, int], algorithm: str) -> None:
+    """One block scans many tiles; the callback carries the running total (a single-pass scan)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    threads = block[0] * block[1] * block[2]
+    IPT, TILE, DT, ALGO = 4, threads * 4, getattr(np, dtype), algorithm
+
+    @cuda.jit
+    def kernel(x, y, tiles):
+        items = cuda.local.array(IPT, DT)
+        total = cuda.local.array(1, DT)
+        total[0] = 0
+        for tile in range(tiles):
+            coop.block.load(x, items, offset=tile * TILE)
+            coop.block.exclusive_sum(items, prefix_op=running_total, prefix_state=total, algorithm=ALGO)
+            coop.block.store(y, items, offset=tile * TILE)
+
+    tiles = 7
+    x = random_values(np.random.default_rng(threads + tiles), dtype, tiles * TILE)
+    y = cuda.to_device(np.full(x.size, 3, np.dtype(dtype)))
+    kernel[1, block](cuda.to_device(x), y, tiles)
+    expected = wrap_cumsum(x) - x
+    tol = {"rtol": 1e-12, "atol": 1e-9} if np.dtype(dtype).kind == "f" else {"rtol": 0, "atol": 0}
+    np.testing.assert_allclose(y.copy_to_host(), expected, **tol)
