@@ -55,6 +55,8 @@ class Provider:
         Further NVRTC options (part of the key), e.g. ``("-lineinfo",)``.
     attempt:
         The compile attempt sharing header/toolkit identity with other providers of the same compile.
+    first_use:
+        Indices of requests that run before any other use of the shared storage (see ``render``).
     toolchain, compiler, cache:
         Seams: an already resolved toolchain, another :class:`~._nvrtc.Compiler`, another cache.
 
@@ -74,6 +76,7 @@ class Provider:
         backend: str = "numba_mlir",
         extra_options: Sequence[str] = (),
         attempt: CompileAttempt | None = None,
+        first_use: Sequence[int] = (),
         toolchain: Toolchain | None = None,
         compiler: Compiler | None = None,
         cache: ProviderCache | None = None,
@@ -84,6 +87,7 @@ class Provider:
         dump_name(backend, "0" * 16)  # validates the name now
         self.extra_options = tuple(extra_options)
         self._attempt = attempt
+        self.first_use = tuple(sorted(set(first_use)))
         self._toolchain = toolchain
         self._compiler = compiler
         self._cache = cache
@@ -121,7 +125,8 @@ class Provider:
         """The rendered CUDA C++."""
         with self._lock:
             if self._source is None:
-                self._source = render(self.plan, cccl_version=self.toolchain.cccl_version, headers=_specs.headers())
+                self._source = render(self.plan, cccl_version=self.toolchain.cccl_version, headers=_specs.headers(),
+                                      first_use=self.first_use)
             return self._source
 
     @property

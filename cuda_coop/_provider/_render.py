@@ -36,7 +36,7 @@ Barriers (CUB's rule: synchronise before temporary storage is reused):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from .._specs import ArgKind, Binding, KnownOp, Param, Scope, TParamKind, UserCallback, UserOp, ValueType
 from ._abi import CParam, Plan, WrapperSignature
@@ -203,12 +203,15 @@ def _input_copies(sig: WrapperSignature) -> list[str]:
     return lines
 
 
-def _wrapper(ns: str, i: int, sig: WrapperSignature) -> str:
+def _wrapper(ns: str, i: int, sig: WrapperSignature, *, first_use: bool = False) -> str:
     b = sig.binding
     cparams = {c.name: c for c in sig.params}
     lines = [sig.declaration, "{", f"  using Prim = {ns}::prim_{i};"]
     if b.spec.scope is Scope.BLOCK:
-        lines.append("  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }")
+        if first_use:
+            lines.append("  // The kernel's first use of the shared storage: no barrier needed.")
+        else:
+            lines.append("  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }")
         temp = f"{ns}::storage.block.s{i}"
     else:
         width = b.values["logical_warp_threads"]
@@ -246,7 +249,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(plan: Plan, *, cccl_version: int, headers: Sequence[str]) -> str:
+def render(plan: Plan, *, cccl_version: int, headers: Sequence[str], first_use: Collection[int] = ()) -> str:
     """The provider's CUDA C++ source.
 
     Parameters
@@ -257,6 +260,9 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str]) -> str:
         ``CCCL_VERSION`` of the selected CCCL root (e.g. 3006000), asserted in the source.
     headers:
         The primitives' headers (the registry's, sorted), included before :data:`SUPPORT_HEADERS`.
+    first_use:
+        Indices of block-scope call sites the DSL knows run before any other use of the storage
+        (e.g. the first call in a kernel's entry block): their leading ``__syncthreads()`` is dropped.
     """
     ns = f"cuda_coop_{plan.prefix}"
     major, minor, patch = cccl_version // 1000000, cccl_version // 1000 % 1000, cccl_version % 1000
@@ -290,5 +296,5 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str]) -> str:
                 ns_lines.append(_functor(i, b, p).rstrip("\n"))
     ns_lines.append(f"}} // namespace {ns}\n")
     out.append("\n".join(ns_lines))
-    out += ["\n" + _wrapper(ns, i, sig) for i, sig in enumerate(plan.signatures)]
+    out += ["\n" + _wrapper(ns, i, sig, first_use=i in first_use) for i, sig in enumerate(plan.signatures)]
     return "".join(out)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._dsl._primitive import Primitive, primitive_of
+from .._specs import Scope, get_primitive
 from ..errors import UsageError
 from . import _seams
 from ._seams import ir
@@ -55,6 +56,8 @@ class KernelPlan:
     def __init__(self, block: tuple[int, int, int]) -> None:
         self.block = block
         self.site_ids: list[int] = []
+        self.first_use: set[int] = set()
+        """Sites that run before any other use of the block-scope storage (no leading barrier)."""
         self.typed: dict[int, Any] = {}
         self.provider: Any = None
 
@@ -193,6 +196,17 @@ def _drop_unused_constants(func_ir: Any, candidates: list[Any]) -> None:
         ]
 
 
+def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]]) -> Any:
+    """The first block-scope call in the kernel's entry block, if any: nothing cooperative can have
+    used the block's shared storage before it (the entry block runs once, before everything else)."""
+    entry = func_ir.blocks[min(func_ir.blocks)]
+    for stmt in entry.body:
+        for block, site_stmt, prim in found:
+            if block is entry and site_stmt is stmt and get_primitive(prim.target[0]).scope is Scope.BLOCK:
+                return stmt
+    return None
+
+
 class CoopPlanner(_seams.WholeFunctionPlanner):
     """Rewrites cuda-coop calls; registered once when cuda.coop.numba_mlir activates."""
 
@@ -228,12 +242,15 @@ class CoopPlanner(_seams.WholeFunctionPlanner):
         from ._lowering import coop_call  # imported at activation; here to avoid an import cycle
 
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
+        first = _first_block_scope_call(func_ir, found)
         static_vars: list[Any] = []
         for block, stmt, prim in found:
             new: list[Any] = []
             call_site, runtime_vars, site_static = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
             static_vars += site_static
             site_id = kernel.add(call_site)
+            if stmt is first:
+                kernel.first_use.add(site_id)
             scope, loc = stmt.target.scope, stmt.loc
             fn_var = ir.Var(scope, _seams.mk_unique_var("$coop_fn"), loc)
             id_var = ir.Var(scope, _seams.mk_unique_var("$coop_site"), loc)

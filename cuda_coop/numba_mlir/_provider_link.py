@@ -19,6 +19,7 @@ class KernelProvider:
         self.provider = Provider(
             [kernel.typed[i].request for i in self.site_ids], block_dim=kernel.block, arch=chip,
             backend="numba_mlir", attempt=CompileAttempt(),
+            first_use=[k for k, site_id in enumerate(self.site_ids) if site_id in kernel.first_use],
         )
         items: list[Any] = [_seams.LTOIR(self._produce, name=f"cuda_coop_{self.provider.plan.prefix}")]
         compiled: set[str] = set()

@@ -133,6 +133,35 @@ def test_prefix_state_without_prefix_op_is_an_error() -> None:
     assert "prefix_state= is only used with prefix_op=" in _compile_error(kernel)
 
 
+def test_only_the_first_call_in_the_entry_block_skips_the_barrier(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
+
+    @cuda.jit
+    def straight(x, out):
+        items = cuda.local.array(ITEMS, np.float32)
+        coop.block.load(x, items, algorithm="transpose")  # first use: no barrier
+        out[0] = coop.block.sum(items)  # reuses the storage: barrier
+
+    @cuda.jit
+    def looped(x, out, n):
+        items = cuda.local.array(ITEMS, np.float32)
+        for tile in range(n):  # a loop revisits its first call: barrier kept
+            coop.block.load(x, items, offset=tile * 64 * ITEMS, algorithm="transpose")
+            out[tile] = coop.block.sum(items)
+
+    compile_kernel(straight, (F32, F32), block=64)
+    (source,) = tmp_path.glob("*.cu")
+    text = source.read_text()
+    assert text.count("first use of the shared storage") == 1
+    assert text.count("__syncthreads();") == 1
+    source.unlink()
+    compile_kernel(looped, (F32, F32, types.int64), block=64)
+    (source,) = tmp_path.glob("*.cu")
+    text = source.read_text()
+    assert "first use of the shared storage" not in text
+    assert text.count("__syncthreads();") == 2
+
+
 def test_one_nvrtc_call_per_kernel_and_one_specialisation_per_block_shape() -> None:
     from cuda.coop._provider import default_compiler
 
