@@ -1,0 +1,139 @@
+"""Installation versus registration: automatic activation, explicit register(), and the status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from cuda.coop import _registration
+from cuda.coop.errors import BackendError
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    full_env.update(env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=full_env, check=False)
+
+
+@pytest.fixture
+def fresh_status():
+    saved = dict(_registration._STATUS)
+    _registration._reset_for_tests()
+    yield
+    _registration._STATUS.clear()
+    _registration._STATUS.update(saved)
+
+
+@pytest.fixture
+def fake_backend(monkeypatch, fresh_status):
+    """A backend entry whose module does not exist, so nothing real is activated."""
+    backend = _registration._Backend(
+        name="fake", distribution="cuda-coop-fake-backend", import_name="cuda_coop_fake_backend",
+        module="cuda.coop._no_such_module", minimum=(1, 0), below=(2, 0), install_hint="pip install fake",
+    )
+    monkeypatch.setattr(_registration, "_BACKENDS", {"fake": backend})
+    return backend
+
+
+def test_missing_backend_is_recorded_silently(fake_backend, recwarn) -> None:
+    _registration.auto_register()
+    status = _registration.backend_status()["fake"]
+    assert not status.active and status.version is None
+    assert "cuda-coop-fake-backend is not installed" in status.reason
+    assert not recwarn.list
+
+
+def test_explicit_registration_of_a_missing_backend_raises(fake_backend) -> None:
+    with pytest.raises(BackendError, match="cuda-coop-fake-backend is not installed; pip install fake"):
+        _registration.register("fake")
+
+
+def test_incompatible_version_warns_on_auto_and_raises_when_explicit(fake_backend, monkeypatch) -> None:
+    monkeypatch.setattr(_registration.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(_registration.importlib.metadata, "version", lambda dist: "2.1.0")
+    with pytest.warns(_registration.BackendWarning, match=r"needs cuda-coop-fake-backend>=1\.0,<2\.0, found 2\.1\.0"):
+        _registration.auto_register()
+    status = _registration.backend_status()["fake"]
+    assert not status.active and status.version == "2.1.0"
+    with pytest.raises(BackendError, match="found 2.1.0"):
+        _registration.register("fake")
+
+
+def test_unknown_backend_name(fresh_status) -> None:
+    with pytest.raises(BackendError, match="unknown cuda-coop backend 'numba'; known: numba_mlir"):
+        _registration.register("numba")
+
+
+def test_disabled_auto_registration_is_reported(fresh_status, monkeypatch) -> None:
+    monkeypatch.setenv("CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION", " Yes ")
+    _registration.auto_register()
+    status = _registration.backend_status()["numba_mlir"]
+    assert not status.active and "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION" in status.reason
+
+
+needs_backend = pytest.mark.skipif(
+    _registration._check(_registration._BACKENDS["numba_mlir"])[1] is not None,
+    reason="needs the numba-cuda-mlir extra (a supported numba-cuda-mlir)",
+)
+
+STATUS = """
+import json, sys
+import cuda.coop as coop
+{action}
+st = coop.backend_status()["numba_mlir"]
+print(json.dumps({{"active": st.active, "reason": st.reason, "imported": "numba_cuda_mlir" in sys.modules}}))
+"""
+
+
+@needs_backend
+def test_import_activates_when_installed() -> None:
+    proc = _python(STATUS.format(action=""))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"active": True, "reason": "active", "imported": True}
+
+
+@needs_backend
+@pytest.mark.parametrize("action", ["coop.register('numba_mlir')", "import cuda.coop.numba_mlir"])
+def test_disabled_then_explicit_activation(action: str) -> None:
+    disabled = _python(STATUS.format(action=""), CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION="1")
+    assert json.loads(disabled.stdout)["imported"] is False  # import cuda.coop stayed cheap
+    assert json.loads(disabled.stdout)["active"] is False
+    proc = _python(STATUS.format(action=action), CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION="1")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["active"] is True
+
+
+@needs_backend
+def test_diagnostics_show_the_integration() -> None:
+    proc = _python("from cuda.coop._cli import main; raise SystemExit(main(['--json']))")
+    backends = json.loads(proc.stdout)["backends"]
+    assert backends["numba_mlir"]["active"] is True
+
+
+@needs_backend
+def test_cache_true_warns_once(tmp_path) -> None:
+    script = tmp_path / "cached_kernels.py"  # cache=True needs a file to locate its cache
+    script.write_text(textwrap.dedent("""
+        import warnings
+        warnings.simplefilter("always")
+        import cuda.coop
+        from numba_cuda_mlir import cuda
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                @cuda.jit(cache=True)
+                def kernel(x):
+                    x[0] = 1
+        print(sum("disk cache" in str(w.message) and type(w.message).__name__ == "CacheDisabledWarning"
+                  for w in caught))
+    """))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "1"
