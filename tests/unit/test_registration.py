@@ -61,7 +61,7 @@ def test_incompatible_version_warns_on_auto_and_raises_when_explicit(fake_backen
         _registration.auto_register()
     status = _registration.backend_status()["fake"]
     assert not status.active and status.version == "2.1.0"
-    with pytest.raises(BackendError, match="found 2.1.0"):
+    with pytest.raises(BackendError, match=r"found 2\.1\.0"):
         _registration.register("fake")
 
 
