@@ -25,18 +25,10 @@ from numba_cuda_mlir import cuda
 import cuda.coop as coop
 
 HERE = Path(__file__).resolve().parent
-BLOCK = 256
-ITEMS = 16
-TILE = BLOCK * ITEMS
-
-
-@cuda.jit
-def tile_sum_f32(x, partial):
-    items = cuda.local.array(ITEMS, np.float32)
-    coop.block.load(x, items, offset=cuda.blockIdx.x * TILE, algorithm="transpose")
-    total = coop.block.sum(items)
-    if cuda.threadIdx.x == 0:
-        partial[cuda.blockIdx.x] = total
+sys.path.insert(0, str(HERE.parent / "examples"))
+from quickstart import ITEMS, TILE  # noqa: E402  (the tile sum benchmarked is the quickstart's kernel)
+from quickstart import THREADS as BLOCK  # noqa: E402
+from quickstart import tile_sums as tile_sum_f32  # noqa: E402
 
 
 @cuda.jit
