@@ -69,7 +69,9 @@ def every_warp_primitive(x, out):
 
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 8)], ids=["1d", "2d", "3d"])
 def test_every_block_primitive_compiles_inlined(block) -> None:
-    _assert_inlined(compile_kernel(every_block_primitive, (F32, F32, F32), block=block))
+    compiled = compile_kernel(every_block_primitive, (F32, F32, F32), block=block)
+    _assert_inlined(compiled)
+    assert ".entry" in compiled.ptx and "call." not in compiled.ptx  # PTX after LTO: wrappers inlined
 
 
 @pytest.mark.parametrize("block", [(128,), (32, 4), (8, 4, 4)], ids=["1d", "2d", "3d"])
