@@ -27,7 +27,7 @@ constexpr int ITEMS = 16;
     }                                                                                     \
   } while (0)
 
-__global__ void tile_sum_f32(const float* x, float* partial)
+extern "C" __global__ void tile_sum_f32(const float* x, float* partial)
 {
   using Load   = cub::BlockLoad<float, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   using Reduce = cub::BlockReduce<float, BLOCK>;
@@ -42,7 +42,7 @@ __global__ void tile_sum_f32(const float* x, float* partial)
   if (threadIdx.x == 0) { partial[blockIdx.x] = total; }
 }
 
-__global__ void tile_inclusive_sum_i32(const int* x, int* y)
+extern "C" __global__ void tile_inclusive_sum_i32(const int* x, int* y)
 {
   using Load  = cub::BlockLoad<int, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   using Scan  = cub::BlockScan<int, BLOCK>;

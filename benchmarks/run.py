@@ -2,15 +2,18 @@
 
     python benchmarks/run.py [--log2n 28] [--reps 50] [--out DIR]
 
-Builds cub_twins.cu with nvcc against the CCCL that cuda-coop bundles, runs it, then times the
-cuda-coop kernels on the same sizes with CUDA events (warm-up, median of --reps runs). Prints a table
-of medians and ratios (cuda-coop / CUB; the target is <= 1.02) and writes results.json to --out.
+Builds cub_twins.cu with nvcc against the CCCL that cuda-coop bundles, twice: a cubin whose
+kernels this process launches through cuda.core, alternating with the cuda-coop kernels on one
+stream (same data, same clocks: the ratios reported), and the standalone program, whose own
+timings are printed as a cross-check. Each sample is the mean of BATCH back-to-back launches
+between CUDA events; the figure is the median over --reps samples. Writes results.json to --out.
 Needs a GPU.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import shutil
@@ -40,17 +43,19 @@ def tile_inclusive_sum_i32(x, y):
     coop.block.store(y, items, offset=offset, algorithm="transpose")
 
 
-def build_twins(out: Path) -> Path:
+def build_twins(out: Path) -> tuple[Path, Path]:
+    """The standalone program and a cubin of the same kernels (nvcc, the bundle's CCCL first)."""
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     bundle = coop.header_bundle()
     major, minor, patch = (int(p) for p in bundle.provenance.cccl_version.split("."))
     cc = cuda.get_current_device().compute_capability
-    exe = out / "cub_twins"
     version = major * 1000000 + minor * 1000 + patch
-    cmd = [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", f"-I{bundle.include_dir}",
-           f"-DEXPECTED_CCCL_VERSION={version}", str(HERE / "cub_twins.cu"), "-o", str(exe)]
-    subprocess.run(cmd, check=True)
-    return exe
+    common = [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", f"-I{bundle.include_dir}",
+              f"-DEXPECTED_CCCL_VERSION={version}", str(HERE / "cub_twins.cu")]
+    exe, cubin = out / "cub_twins", out / "cub_twins.cubin"
+    subprocess.run([*common, "-o", str(exe)], check=True)
+    subprocess.run([*common, "-cubin", "-o", str(cubin)], check=True)
+    return exe, cubin
 
 
 BATCH = 10  # launches per timed sample, as in cub_twins.cu: hides host launch overhead behind GPU work
@@ -73,7 +78,19 @@ def median_ms(launch, reps: int) -> float:
     return float(np.median(times))
 
 
-def time_coop(log2n: int, reps: int) -> dict[str, dict[str, object]]:
+def _pointer(array) -> ctypes.c_void_p:
+    return ctypes.c_void_p(array.__cuda_array_interface__["data"][0])
+
+
+def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, object]]:
+    """CUB twin and cuda-coop kernel launched alternately on one stream; medians of both and checks."""
+    from cuda.core import Device, EventOptions, LaunchConfig, ObjectCode, launch
+
+    device = Device()
+    device.set_current()
+    stream = device.create_stream()
+    on_stream = cuda.external_stream(int(stream.handle))
+    module = ObjectCode.from_cubin(cubin.read_bytes())
     n = 1 << log2n
     tiles = n // TILE
     i = np.arange(n, dtype=np.uint64)
@@ -81,24 +98,57 @@ def time_coop(log2n: int, reps: int) -> dict[str, dict[str, object]]:
     hi = (((i * 2654435761) % 7).astype(np.int64) - 3).astype(np.int32)
     xf, xi = cuda.to_device(hf), cuda.to_device(hi)
     partial, yi = cuda.device_array(tiles, np.float32), cuda.device_array(n, np.int32)
+    config = LaunchConfig(grid=tiles, block=BLOCK)
+    zeros = np.zeros(n, np.int32)
+
+    def twin(name: str, *arrays):
+        kernel = module.get_kernel(name)
+        return lambda: launch(stream, config, kernel, *(_pointer(a) for a in arrays))
+
+    kernels = {
+        "tile_sum_f32": (twin("tile_sum_f32", xf, partial),
+                         lambda: tile_sum_f32[tiles, BLOCK, on_stream](xf, partial)),
+        "tile_inclusive_sum_i32": (twin("tile_inclusive_sum_i32", xi, yi),
+                                   lambda: tile_inclusive_sum_i32[tiles, BLOCK, on_stream](xi, yi)),
+    }
+    timing = EventOptions(enable_timing=True)
+
+    def sample(launch_once) -> float:
+        start = stream.record(options=timing)
+        for _ in range(BATCH):
+            launch_once()
+        stop = stream.record(options=timing)
+        stop.sync()
+        return (stop - start) / BATCH
 
     results: dict[str, dict[str, object]] = {}
-    start = time.perf_counter()
-    tile_sum_f32[tiles, BLOCK](xf, partial)
-    cuda.synchronize()
-    first = time.perf_counter() - start
-    ms = median_ms(lambda: tile_sum_f32[tiles, BLOCK](xf, partial), reps)
-    expect = hf[:TILE].astype(np.float64).sum()
-    ok = abs(float(partial.copy_to_host()[0]) - expect) <= 1e-3 * max(1.0, abs(expect))
-    results["tile_sum_f32"] = {"median_ms": ms, "ok": ok, "first_launch_s": first}
-
-    start = time.perf_counter()
-    tile_inclusive_sum_i32[tiles, BLOCK](xi, yi)
-    cuda.synchronize()
-    first = time.perf_counter() - start
-    ms = median_ms(lambda: tile_inclusive_sum_i32[tiles, BLOCK](xi, yi), reps)
-    ok = bool(np.array_equal(yi.copy_to_host()[:TILE], np.cumsum(hi[:TILE], dtype=np.int32)))
-    results["tile_inclusive_sum_i32"] = {"median_ms": ms, "ok": ok, "first_launch_s": first}
+    expect_sum = hf[:TILE].astype(np.float64).sum()
+    expect_scan = np.cumsum(hi[:TILE], dtype=np.int32)
+    for name, (cub_launch, coop_launch) in kernels.items():
+        start = time.perf_counter()
+        coop_launch()
+        stream.sync()
+        first = time.perf_counter() - start
+        checks = []
+        for launch_once in (cub_launch, coop_launch):  # each result is checked, not only timed
+            partial.copy_to_device(np.zeros(tiles, np.float32))
+            yi.copy_to_device(zeros)
+            launch_once()
+            stream.sync()
+            if name == "tile_sum_f32":
+                checks.append(abs(float(partial.copy_to_host()[0]) - expect_sum) <= 1e-3 * max(1.0, abs(expect_sum)))
+            else:
+                checks.append(bool(np.array_equal(yi.copy_to_host()[:TILE], expect_scan)))
+        for _ in range(5):
+            cub_launch()
+            coop_launch()
+        cub_ms, coop_ms = [], []
+        for rep in range(reps):  # alternate which goes first
+            pair = ((cub_ms, cub_launch), (coop_ms, coop_launch))
+            for times, launch_once in (pair if rep % 2 == 0 else pair[::-1]):
+                times.append(sample(launch_once))
+        results[name] = {"cub_ms": float(np.median(cub_ms)), "coop_ms": float(np.median(coop_ms)),
+                         "ok": all(checks), "coop_first_launch_s": first}
     return results
 
 
@@ -110,22 +160,24 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    exe = build_twins(args.out)
-    twin_lines = subprocess.run([str(exe), str(args.log2n), str(args.reps)], check=True, capture_output=True,
-                                text=True).stdout.splitlines()
-    twins = {r["kernel"]: r for r in map(json.loads, twin_lines)}
-    ours = time_coop(args.log2n, args.reps)
+    exe, cubin = build_twins(args.out)
+    standalone_lines = subprocess.run([str(exe), str(args.log2n), str(args.reps)], check=True, capture_output=True,
+                                      text=True).stdout.splitlines()
+    standalone = {r["kernel"]: r for r in map(json.loads, standalone_lines)}
+    measured = time_interleaved(cubin, args.log2n, args.reps)
     device = cuda.get_current_device()
+    name = device.name.decode() if isinstance(device.name, bytes) else device.name
+    print(f"device: {name}; n = 2^{args.log2n}; block {BLOCK}, {ITEMS} items/thread; median of {args.reps} samples "
+          f"of {BATCH} launches; CUB and cuda-coop alternate on one stream")
+    print(f"{'kernel':<26}{'CUB C++ ms':>12}{'cuda-coop ms':>14}{'ratio':>8}  ok   (standalone CUB program: ms)")
     rows = []
-    print(f"device: {device.name.decode() if isinstance(device.name, bytes) else device.name}; n = 2^{args.log2n}; "
-          f"block {BLOCK}, {ITEMS} items/thread; median of {args.reps}")
-    print(f"{'kernel':<26}{'CUB C++ ms':>12}{'cuda-coop ms':>14}{'ratio':>8}  ok")
-    for name, mine in ours.items():
-        twin = twins[name]
-        ratio = mine["median_ms"] / twin["median_ms"]
-        rows.append({"kernel": name, "cub_ms": twin["median_ms"], "coop_ms": mine["median_ms"], "ratio": ratio,
-                     "ok": bool(mine["ok"] and twin["ok"]), "coop_first_launch_s": mine["first_launch_s"]})
-        print(f"{name:<26}{twin['median_ms']:>12.4f}{mine['median_ms']:>14.4f}{ratio:>8.3f}  {rows[-1]['ok']}")
+    for kernel, m in measured.items():
+        ratio = m["coop_ms"] / m["cub_ms"]
+        ok = bool(m["ok"] and standalone[kernel]["ok"])
+        rows.append({"kernel": kernel, **m, "ratio": ratio, "ok": ok,
+                     "standalone_cub_ms": standalone[kernel]["median_ms"]})
+        print(f"{kernel:<26}{m['cub_ms']:>12.4f}{m['coop_ms']:>14.4f}{ratio:>8.3f}  {ok!s:<5}"
+              f"({standalone[kernel]['median_ms']:.4f})")
     (args.out / "results.json").write_text(json.dumps(rows, indent=2))
     return 0 if all(r["ok"] for r in rows) else 1
 
