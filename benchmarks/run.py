@@ -111,7 +111,7 @@ def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, 
         "tile_inclusive_sum_i32": (twin("tile_inclusive_sum_i32", xi, yi),
                                    lambda: tile_inclusive_sum_i32[tiles, BLOCK, on_stream](xi, yi)),
     }
-    timing = EventOptions(enable_timing=True)
+    timing = EventOptions(timing_enabled=True)
 
     def sample(launch_once) -> float:
         start = stream.record(options=timing)
