@@ -13,7 +13,6 @@ Needs a GPU.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
@@ -78,8 +77,9 @@ def median_ms(launch, reps: int) -> float:
     return float(np.median(times))
 
 
-def _pointer(array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(array.__cuda_array_interface__["data"][0])
+def _pointer(array) -> np.uint64:
+    """A device array's address as a kernel argument (cuda.core passes it by value)."""
+    return np.uint64(array.__cuda_array_interface__["data"][0])
 
 
 def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, object]]:
