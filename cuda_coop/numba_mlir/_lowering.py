@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._dsl._primitive import SPEC_NAMES
-from .._specs import ArgKind, KnownOp, Request, UserCallback, UserOp, bind, coerce_operator, get_primitive
+from .._specs import ArgKind, Request, UserCallback, UserOp, bind, coerce_operator, get_primitive
 from . import _seams
 from ._planner import CallSite, KernelPlan, site
 from ._seams import types
@@ -47,9 +47,12 @@ def _user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[s
     pyfunc = getattr(fn, "py_func", fn)
     if not callable(pyfunc):
         raise cs.error(f"{param}={fn!r} is neither a known operator nor a Python function")
+    # Stable across processes (the symbol is part of the provider's source, hence its cache key), and
+    # distinct for closures of one function that capture different values.
     code = getattr(pyfunc, "__code__", None)
     body = (code.co_code, code.co_consts) if code is not None else None
-    identity = repr((pyfunc.__module__, pyfunc.__qualname__, body, str(signature)))
+    captured = tuple(repr(cell.cell_contents) for cell in getattr(pyfunc, "__closure__", None) or ())
+    identity = repr((pyfunc.__module__, pyfunc.__qualname__, body, captured, str(signature)))
     return f"cuda_coop_{param}_{hashlib.sha256(identity.encode()).hexdigest()[:16]}", pyfunc, signature
 
 
@@ -225,4 +228,4 @@ def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
     return signature, codegen
 
 
-__all__ = ["KnownOp", "TypedCall", "coop_call", "type_call"]
+__all__ = ["TypedCall", "coop_call", "type_call"]
