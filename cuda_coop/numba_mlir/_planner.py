@@ -3,10 +3,11 @@
 Runs after numba-cuda-mlir inlines device functions and before typing. For each call whose
 callee resolves to a public primitive stub it records a :class:`CallSite` (the primitive, its
 compile-time arguments, per-thread extents, the launch's block shape) and replaces the call by
-``_coop_call(<site id>, *runtime arguments)``. Kernels without cuda-coop calls are left alone
-(and stay launch-generic).
+``coop_call(<site id>, *runtime arguments)``. Kernels without cuda-coop calls are left alone
+(and stay launch-generic). It also gives the kernel launch bounds equal to the block size.
 
-Module state: ``_SITES`` (site id -> CallSite), append-only, guarded by ``_LOCK``.
+Module state: ``_SITES`` (site id -> (CallSite, KernelPlan)), guarded by ``_LOCK``; entries are
+added by the planner and removed once their kernel's provider has produced its LTO-IR.
 """
 
 from __future__ import annotations
@@ -41,10 +42,6 @@ class CallSite:
     runtime: tuple[str, ...]
     """Names of the runtime arguments passed to the intrinsic, in order."""
     where: str = field(default="")
-
-    @property
-    def block_threads(self) -> int:
-        return self.block[0] * self.block[1] * self.block[2]
 
     def error(self, message: str) -> UsageError:
         return UsageError(f"coop.{self.primitive.name}() at {self.where}: {message}")

@@ -87,19 +87,10 @@ class LTOIR(_LTOIR):  # the name is load-bearing: see the module docstring
                 self._bytes = self._produce()
             return self._bytes
 
-    @property
-    def produced(self) -> bool:
-        return self._bytes is not None
-
 
 def target_chip(lower: Any) -> str:
     """The arch being compiled for, e.g. ``"sm_90"``."""
     return str(lower.metadata["gpu_target"]["chip"])
-
-
-def compile_metadata(lower: Any) -> dict[str, Any]:
-    """The per-compile metadata dict (lives as long as one kernel compile)."""
-    return lower.metadata
 
 
 def lower_extern_call(
