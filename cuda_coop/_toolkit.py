@@ -126,7 +126,7 @@ class _ProcessBackend:
     def version(self, libname: str) -> tuple[int, int]:
         try:
             if libname == _NVRTC:
-                from cuda.bindings import nvrtc  # type: ignore[import-untyped]
+                from cuda.bindings import nvrtc
 
                 err, major, minor = nvrtc.nvrtcVersion()
                 if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Sets up .venv with cuda-coop (built from this checkout) and its test dependencies, then runs
-# ruff and every test tier that needs no GPU. Extra arguments go to pytest.
+# ruff, mypy --strict and every test tier that needs no GPU. Extra arguments go to pytest.
 #   bash scripts/test.sh            # what CI runs
 #   bash scripts/test.sh -m gpu     # on a machine with a GPU (see ../shared/device/README.md)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/_venv.sh
 python -m ruff check .
+python -m mypy
 if (($#)); then
   python -m pytest "$@"
 else

@@ -70,7 +70,7 @@ class Compiler(Protocol):
 
 def _nvrtc() -> Any:
     try:
-        from cuda.bindings import nvrtc  # type: ignore[import-untyped]
+        from cuda.bindings import nvrtc
     except ImportError as exc:
         raise ToolkitNotFoundError(
             f"compiling providers needs cuda-bindings and NVRTC ({exc}); {_INSTALL_HINT}"

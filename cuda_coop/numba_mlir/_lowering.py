@@ -208,7 +208,7 @@ def _kernel_provider(lower: Any, kernel: KernelPlan) -> Any:
     return kernel.provider
 
 
-@_seams.intrinsic
+@_seams.intrinsic  # type: ignore[untyped-decorator]
 def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
     """The rewritten form of every cuda-coop call (see ``_planner``)."""
     if not isinstance(site_lit, types.IntegerLiteral):

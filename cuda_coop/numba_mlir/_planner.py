@@ -159,11 +159,11 @@ def _plan_site(
         elif param.default is param.empty:
             raise UsageError(f"coop.{prim.name}() at {where}: missing argument {param.name!r}")
     extents: dict[str, int] = {}
-    for param in prim.per_thread:
-        if param in runtime:
-            n = _local_array_extent(func_ir, runtime[param], where, prim.name, param)
+    for name in prim.per_thread:
+        if name in runtime:
+            n = _local_array_extent(func_ir, runtime[name], where, prim.name, name)
             if n is not None:
-                extents[param] = n
+                extents[name] = n
     for offset, pointer in prim.offsets:
         if offset in runtime:
             runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime.pop(offset), new)
@@ -179,7 +179,7 @@ def _drop_unused_constants(func_ir: Any, candidates: list[Any]) -> None:
     the leftover ``$op = global(f)`` must not reach typing.
     """
     names = {v.name for v in candidates}
-    used = set()
+    used: set[str] = set()
     for block in func_ir.blocks.values():
         for stmt in block.body:
             value = stmt.value if isinstance(stmt, ir.Assign) else stmt
@@ -204,7 +204,7 @@ def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]
     return None
 
 
-class CoopPlanner(_seams.WholeFunctionPlanner):
+class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
     """Rewrites cuda-coop calls; registered once when cuda.coop.numba_mlir activates."""
 
     def run(self) -> bool:

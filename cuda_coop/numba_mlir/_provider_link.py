@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._identity import CompileAttempt
@@ -28,7 +29,7 @@ class KernelProvider:
                 if symbol not in compiled:
                     compiled.add(symbol)
                     data = _seams.compile_device_ltoir(pyfunc, signature, symbol)
-                    items.append(_seams.LTOIR(lambda data=data: data, name=symbol))
+                    items.append(_seams.LTOIR(functools.partial(bytes, data), name=symbol))
         self.link_items = tuple(items)
 
     def signature(self, site_id: int) -> Any:

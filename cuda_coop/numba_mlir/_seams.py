@@ -28,13 +28,16 @@ from typing import Any
 import numba_cuda_mlir
 from numba_cuda_mlir import compiler as _compiler
 from numba_cuda_mlir import extending, tools
-from numba_cuda_mlir.numba_cuda import types
-from numba_cuda_mlir.numba_cuda.core import ir
+from numba_cuda_mlir.numba_cuda import types as _types
+from numba_cuda_mlir.numba_cuda.core import ir as _ir
 from numba_cuda_mlir.numba_cuda.core.ir_utils import mk_unique_var
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
 
 from .._registration import _BACKENDS, _version_tuple
 from ..errors import BackendError
+
+types: Any = _types  # numba's type system and untyped IR, re-exported as Any for type checkers
+ir: Any = _ir
 
 _backend = _BACKENDS["numba_mlir"]
 VERSION: str = numba_cuda_mlir.__version__
@@ -67,11 +70,11 @@ intrinsic = extending.intrinsic
 refresh_registries = extending.refresh_registries
 
 
-def type_callable(func: Callable[..., Any]) -> Callable[..., Any]:
+def type_callable(func: Callable[..., Any]) -> Any:
     return extending.type_callable(func)
 
 
-class LTOIR(_LTOIR):  # the name is load-bearing: see the module docstring
+class LTOIR(_LTOIR):  # type: ignore[misc]  # the name is load-bearing: see the module docstring
     """A link item whose LTO-IR is produced by ``produce`` the first time ``.data`` is read."""
 
     def __init__(self, produce: Callable[[], bytes], name: str) -> None:
@@ -177,8 +180,9 @@ def launch_config_available(state: Any) -> bool:
 
 def local_array_function() -> Any:
     """The object a kernel's ``cuda.local.array`` resolves to."""
-    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir import cuda as _cuda
 
+    cuda: Any = _cuda
     return cuda.local.array
 
 
