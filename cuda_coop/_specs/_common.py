@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._model import ArgKind, Constraint, Param, TemplateParam, TParamKind
+from ._model import ArgKind, Constraint, Overload, Param, TemplateParam, TParamKind
 from ._request import Binding
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "op",
     "out_array",
     "output",
+    "reduce_overloads",
     "scalar",
 ]
 
@@ -98,3 +99,14 @@ LOGICAL_WARP_CONSTRAINT = Constraint(
     message="logical_warp_threads={logical_warp_threads} must be a power of two up to 32 that divides "
     "the block size ({block_threads} threads in {block_dim}); choose another logical warp size or block shape",
 )
+
+
+def reduce_overloads(*ops: Param, valid_doc: str) -> tuple[Overload, ...]:
+    """The overloads BlockReduce and WarpReduce share: one item, an array of items, one item of the first valid ones."""
+    one = scalar("input", doc="This thread's input item.")
+    items = array("input", doc="This thread's input items.")
+    return (
+        Overload(name="scalar", params=(one, *ops)),
+        Overload(name="array", params=(items, *ops), tparams=(ITEMS_PER_THREAD,)),
+        Overload(name="scalar_valid", params=(one, *ops, scalar("valid_items", "int32", doc=valid_doc))),
+    )

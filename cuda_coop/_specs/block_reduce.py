@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, DTYPE, ITEMS_PER_THREAD, array, op, scalar
-from ._model import Constraint, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._common import BLOCK_DIMS, DTYPE, op, reduce_overloads
+from ._model import Constraint, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._operators import KnownOp
 from ._registry import register_primitive
 from ._request import Binding
@@ -67,17 +67,7 @@ ALGORITHM = TemplateParam(
     doc="Reduction algorithm.",
 )
 
-_INPUT = scalar("input", doc="This thread's input item.")
-_INPUTS = array("input", doc="This thread's input items.")
-_VALID = scalar("valid_items", "int32", doc="Number of threads with a valid input (CUB: num_valid).")
-
-
-def _overloads(*ops: Param) -> tuple[Overload, ...]:
-    return (
-        Overload(name="scalar", params=(_INPUT, *ops)),
-        Overload(name="array", params=(_INPUTS, *ops), tparams=(ITEMS_PER_THREAD,)),
-        Overload(name="scalar_valid", params=(_INPUT, *ops, _VALID)),
-    )
+_VALID_DOC = "Number of threads with a valid input (CUB: num_valid)."
 
 
 BLOCK_REDUCE = register_primitive(
@@ -93,14 +83,14 @@ BLOCK_REDUCE = register_primitive(
                 name="reduce",
                 cpp="Reduce",
                 returns="dtype",
-                overloads=_overloads(op()),
+                overloads=reduce_overloads(op(), valid_doc=_VALID_DOC),
                 doc="Reduce the block's items with ``op``; the result is valid in thread 0.",
             ),
             Method(
                 name="sum",
                 cpp="Sum",
                 returns="dtype",
-                overloads=_overloads(),
+                overloads=reduce_overloads(valid_doc=_VALID_DOC),
                 doc="Sum the block's items; the result is valid in thread 0.",
             ),
         ),

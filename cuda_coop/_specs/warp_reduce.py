@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from ._common import DTYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, LOGICAL_WARP_THREADS, array, op, scalar
+from ._common import DTYPE, LOGICAL_WARP_CONSTRAINT, LOGICAL_WARP_THREADS, op, reduce_overloads, scalar
 from ._model import Method, Overload, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 
 __all__ = ["WARP_REDUCE"]
 
 _INPUT = scalar("input", doc="This thread's input item.")
-_INPUTS = array("input", doc="This thread's input items.")
-_VALID = scalar("valid_items", "int32", doc="Number of lanes with a valid input.")
-
-
-def _overloads(*ops: Param) -> tuple[Overload, ...]:
-    return (
-        Overload(name="scalar", params=(_INPUT, *ops)),
-        Overload(name="array", params=(_INPUTS, *ops), tparams=(ITEMS_PER_THREAD,)),
-        Overload(name="scalar_valid", params=(_INPUT, *ops, _VALID)),
-    )
+_VALID_DOC = "Number of lanes with a valid input."
 
 
 def _segmented(flag: str, *ops: Param) -> tuple[Overload, ...]:
@@ -39,14 +30,14 @@ WARP_REDUCE = register_primitive(
                 name="reduce",
                 cpp="Reduce",
                 returns="dtype",
-                overloads=_overloads(op()),
+                overloads=reduce_overloads(op(), valid_doc=_VALID_DOC),
                 doc="Reduce the logical warp's items with ``op``; valid in lane 0.",
             ),
             Method(
                 name="sum",
                 cpp="Sum",
                 returns="dtype",
-                overloads=_overloads(),
+                overloads=reduce_overloads(valid_doc=_VALID_DOC),
                 doc="Sum the logical warp's items; valid in lane 0.",
             ),
             Method(
