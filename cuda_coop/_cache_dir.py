@@ -2,13 +2,14 @@
 
 POSIX: ``$XDG_CACHE_HOME/cccl``, or ``~/.cache/cccl`` when the variable is unset, empty or
 relative. Windows: ``%LOCALAPPDATA%\\cccl``, or ``~\\AppData\\Local\\cccl`` under the same rule.
-The provider cache module calls :func:`cache_dir` when it is imported; so does the CLI.
+Both are read with :func:`cuda_coop._env.path` (``relative="unset"``: the seed's fallback; a
+leading ``~`` is expanded). The provider cache module calls :func:`cache_dir` when it is
+imported; so does the CLI.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 
 from . import _env
 
@@ -17,12 +18,8 @@ __all__ = ["cache_dir"]
 _SUBDIR = "cccl"
 
 
-def _is_windows(platform: str | None) -> bool:
-    return (platform or sys.platform) == "win32"
-
-
 def cache_dir(platform: str | None = None) -> Path:
-    """The persistent cache directory for this platform (not created here).
+    """The persistent cache base directory for this platform (not created here).
 
     Parameters
     ----------
@@ -34,17 +31,14 @@ def cache_dir(platform: str | None = None) -> Path:
     -------
     Path
         ``<base>/cccl``, where ``<base>`` is the variable's value when it is an absolute path
-        and the platform's default otherwise.
+        and the platform's default otherwise. The provider cache keeps its entries in a
+        subfolder of it.
     """
-    if _is_windows(platform):
-        value = _env.get("LOCALAPPDATA")
-        if value and PureWindowsPath(value).is_absolute():
-            return Path(value) / _SUBDIR
-        return Path.home() / "AppData" / "Local" / _SUBDIR
-    value = _env.get("XDG_CACHE_HOME")
-    if value and PurePosixPath(value).is_absolute():
-        return Path(value) / _SUBDIR
-    return Path.home() / ".cache" / _SUBDIR
+    if _env.is_windows(platform):
+        base = _env.path("LOCALAPPDATA", relative="unset", platform=platform)
+        return (base or Path.home() / "AppData" / "Local") / _SUBDIR
+    base = _env.path("XDG_CACHE_HOME", relative="unset", platform=platform)
+    return (base or Path.home() / ".cache") / _SUBDIR
 
 
 def __dir__() -> list[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _env
-from ._bundle import header_bundle
+from ._bundle import header_bundle, read_provenance
 from .errors import ConfigurationError, HeaderBundleError
 
 __all__ = ["ORIGIN_BUNDLE", "ORIGIN_CHECKOUT", "ORIGIN_ENV", "CCCLRoot", "resolve_cccl_root"]
@@ -29,7 +29,8 @@ ORIGIN_BUNDLE = "header bundle"
 
 _VAR = "CUDA_COOP_CCCL_ROOT"
 _CHECKOUT_MARKER = Path("cub", "cub", "version.cuh")
-_BUNDLE_MARKER = Path("include", "cub", "version.cuh")
+_BUNDLE_MARKERS = (Path("provenance.json"), Path("lib", "cmake", "cccl", "cccl-config.cmake"))
+_BUNDLE_INCLUDE = Path("include", "cub", "version.cuh")
 _VERSION_H = Path("cuda", "std", "__cccl", "version.h")
 _INSTALL_DIRS = frozenset({"site-packages", "dist-packages"})
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -52,10 +53,16 @@ class CCCLRoot:
 
 
 def _layout(path: Path) -> tuple[str, tuple[Path, ...]] | None:
-    """``("checkout" | "bundle", include roots)`` for a directory holding CUB, else None."""
+    """``("checkout" | "bundle", include roots)`` for a CCCL checkout or a cuda-coop bundle, else None.
+
+    A checkout is recognised by CCCL's source layout (``cub/cub/version.cuh``); a bundle by what
+    only a cuda-coop bundle has: ``provenance.json`` and CCCL's CMake package in ``lib/cmake/cccl``
+    next to ``include/``. A folder that merely has ``include/cub`` (a CUDA toolkit, a CCCL install)
+    is neither.
+    """
     if (path / _CHECKOUT_MARKER).is_file():
         return "checkout", (path / "cub", path / "thrust", path / "libcudacxx" / "include")
-    if (path / _BUNDLE_MARKER).is_file():
+    if all((path / marker).is_file() for marker in _BUNDLE_MARKERS):
         return "bundle", (path / "include",)
     return None
 
@@ -97,6 +104,11 @@ def _inspect(path: Path, origin: str, fail: type[Exception], fix: str) -> CCCLRo
     if layout is None:
         raise fail(_not_cccl(path, fix))
     kind, roots = layout
+    if kind == "bundle":
+        try:
+            read_provenance(path / "provenance.json")
+        except HeaderBundleError as exc:
+            raise fail(f"the cuda-coop header bundle {path} is damaged: {exc} {fix}") from None
     if missing := _missing(roots):
         names = ", ".join(str(rel) for rel in missing)
         raise fail(f"the CCCL {kind} {path} is incomplete: no {names} under {', '.join(map(str, roots))}; {fix}")
@@ -109,28 +121,41 @@ def _inspect(path: Path, origin: str, fail: type[Exception], fix: str) -> CCCLRo
 
 
 def _not_cccl(path: Path, fix: str) -> str:
-    message = (
-        f"{path} is neither a CCCL source checkout (no {_CHECKOUT_MARKER}) "
-        f"nor a cuda-coop header bundle (no {_BUNDLE_MARKER})"
-    )
-    if (path / "cub" / "version.cuh").is_file():
-        message += f"; it looks like an include directory: if it is a bundle's, use its parent {path.parent}"
+    message = f"{path} is neither a CCCL source checkout nor a cuda-coop header bundle"
+    if all((path / marker).is_file() for marker in _BUNDLE_MARKERS):
+        lacking = [str(m) for m in _BUNDLE_MARKERS if not (path / m).is_file()]
+        message += (
+            f": it has CCCL headers in include/ but no {' and no '.join(lacking)}, so it is another "
+            "installation's copy of CCCL (a CUDA toolkit or a CCCL package), which cuda-coop never compiles against"
+        )
+    elif (path / "cub" / "version.cuh").is_file():
+        message += "; it looks like an include directory"
+        if all((path.parent / m).is_file() for m in _BUNDLE_MARKERS):
+            message += f" of a cuda-coop header bundle: use the bundle folder {path.parent}"
     return f"{message}; {fix}"
 
 
-def _from_env(value: str) -> CCCLRoot:
-    path = Path(value).expanduser().resolve()
-    fix = (
-        f"set {_VAR} to a CCCL source checkout (holding {_CHECKOUT_MARKER}) or a cuda-coop header bundle "
-        f"(holding {_BUNDLE_MARKER}), or unset it to use the source checkout or the installed bundle"
-    )
+_VALID_ROOT = (
+    "a CCCL source checkout (a clone of https://github.com/NVIDIA/cccl, holding cub/cub/version.cuh, "
+    "thrust/thrust/version.h and libcudacxx/include/cuda/std/__cccl/version.h) or a cuda-coop header bundle "
+    "(the folder holding provenance.json, include/ and lib/cmake/cccl/, such as the cuda/coop/_headers "
+    "folder of an installed cuda-coop wheel)"
+)
+
+
+def _from_env() -> CCCLRoot | None:
+    path = _env.path(_VAR)
+    if path is None:
+        return None
+    value = _env.get(_VAR)
+    fix = f"set {_VAR} to {_VALID_ROOT}, or unset it to use the source checkout or the installed bundle"
     prefix = f"{_VAR}={value!r}: "
     if not path.exists():
         raise ConfigurationError(f"{prefix}{path} does not exist; {fix}")
     if not path.is_dir():
         raise ConfigurationError(f"{prefix}{path} is a file, not a directory; {fix}")
     try:
-        return _inspect(path, ORIGIN_ENV, ConfigurationError, fix)
+        return _inspect(path.resolve(), ORIGIN_ENV, ConfigurationError, fix)
     except ConfigurationError as exc:
         raise ConfigurationError(f"{prefix}{exc}") from None
 
@@ -157,14 +182,14 @@ def resolve_cccl_root(*, package_dir: Path | None = None) -> CCCLRoot:
     Raises
     ------
     ConfigurationError
-        ``CUDA_COOP_CCCL_ROOT`` is set (non-empty) but is not a usable checkout or bundle,
-        or the source checkout the package runs from is incomplete.
+        ``CUDA_COOP_CCCL_ROOT`` is set (non-empty) but is not an absolute path (``~`` allowed) to
+        a usable checkout or bundle, or the source checkout the package runs from is incomplete.
     HeaderBundleError
         Neither a configured root nor a checkout applies and the installed bundle is missing.
     """
-    value = _env.get(_VAR)
-    if value:
-        return _from_env(value)
+    configured = _from_env()
+    if configured is not None:
+        return configured
     checkout = _find_checkout((package_dir or _PACKAGE_DIR).resolve())
     if checkout is not None:
         fix = f"complete the checkout, or set {_VAR} to another CCCL checkout or a cuda-coop header bundle"

@@ -3,15 +3,23 @@
 ``VARIABLES`` is the registry: it drives the documentation (docs/configuration.rst is
 checked against it) and no other module touches ``os.environ``. Values are read when the
 caller asks (the caller documents when that is); nothing is cached here.
+
+Two rules, one place each: :func:`truthy` for switches and :func:`path` for path-valued
+variables (empty means unset, a leading ``~`` is expanded, a relative path is refused, or, where
+the seed gives a fallback, treated as unset). :func:`is_windows` is the one platform test.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
-__all__ = ["VARIABLES", "Variable", "flag", "get", "truthy"]
+from .errors import ConfigurationError
+
+__all__ = ["VARIABLES", "Variable", "flag", "get", "is_windows", "path", "truthy"]
 
 _FALSY = frozenset({"", "0", "false", "no", "off"})
 
@@ -97,6 +105,7 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 _NAMES = frozenset(v.name for v in VARIABLES)
+_KINDS = {v.name: v.kind for v in VARIABLES}
 
 
 def truthy(value: str | None) -> bool:
@@ -119,6 +128,47 @@ def flag(name: str) -> bool:
     """A registered switch, by the truthy rule."""
     _check(name)
     return truthy(os.environ.get(name))
+
+
+def is_windows(platform: str | None = None) -> bool:
+    """Whether ``platform`` (a ``sys.platform`` value; the running one when None) is Windows."""
+    return (platform or sys.platform) == "win32"
+
+
+def path(name: str, *, relative: Literal["error", "unset"] = "error", platform: str | None = None) -> Path | None:
+    """A registered path-valued variable, by the one path rule.
+
+    - unset or empty: None (empty means unset);
+    - a leading ``~`` is expanded to the user's home directory;
+    - an absolute path (by ``platform``'s rules): that path, not resolved further;
+    - a relative path: :class:`~cuda.coop.errors.ConfigurationError` naming the variable, or None
+      with ``relative="unset"`` (the seed's rule for ``XDG_CACHE_HOME`` and ``LOCALAPPDATA``).
+
+    Parameters
+    ----------
+    name:
+        The variable; must be registered in :data:`VARIABLES` with ``kind="path"``.
+    relative:
+        What a relative value means: an error, or unset.
+    platform:
+        A ``sys.platform`` value (a test seam) deciding what "absolute" means.
+    """
+    _check(name)
+    if _KINDS[name] != "path":
+        raise KeyError(f"{name} is a {_KINDS[name]}, not a path; read it with flag() or get()")
+    value = os.environ.get(name)
+    if not value:
+        return None
+    expanded = os.path.expanduser(value) if value.startswith("~") else value
+    pure = PureWindowsPath(expanded) if is_windows(platform) else PurePosixPath(expanded)
+    if pure.is_absolute():
+        return Path(expanded)
+    if relative == "unset":
+        return None
+    raise ConfigurationError(
+        f"{name}={value!r} is a relative path; cuda-coop does not guess what it is relative to. "
+        f"Set {name} to an absolute path (a leading ~ is allowed), or unset it"
+    )
 
 
 def __dir__() -> list[str]:

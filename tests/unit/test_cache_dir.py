@@ -27,10 +27,16 @@ def test_xdg_empty(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     assert cache_dir("linux") == home / ".cache" / "cccl"
 
 
-@pytest.mark.parametrize("relative", ["cache", "./cache", "~/cache", " /abs-with-leading-space"])
+@pytest.mark.parametrize("relative", ["cache", "./cache", "~cache-not-a-user/x", " /abs-with-leading-space"])
 def test_xdg_relative(monkeypatch: pytest.MonkeyPatch, home: Path, relative: str) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", relative)
     assert cache_dir("linux") == home / ".cache" / "cccl"
+
+
+def test_xdg_tilde_is_expanded(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    # The one path rule (cuda_coop._env.path): a leading ~ means the home directory, everywhere.
+    monkeypatch.setenv("XDG_CACHE_HOME", "~/my-cache")
+    assert cache_dir("linux") == home / "my-cache" / "cccl"
 
 
 def test_xdg_absolute(monkeypatch: pytest.MonkeyPatch, home: Path, tmp_path: Path) -> None:

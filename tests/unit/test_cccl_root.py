@@ -35,10 +35,26 @@ def make_checkout(root: Path, number: int = 3_007_001) -> Path:
     return root
 
 
-def make_bundle(root: Path, number: int = 3_005_002) -> Path:
+PROVENANCE = (
+    '{"schema": 1, "cccl_version": "3.5.2", "source_kind": "package", "source_revision": "unknown", '
+    '"revision_note": "test"}'
+)
+
+
+def make_include(root: Path, number: int = 3_005_002) -> Path:
+    """``root/include/{cub,thrust,cuda,nv}``: what a toolkit or any CCCL install has."""
     _touch(root / "include" / "cub" / "version.cuh")
     _touch(root / "include" / "thrust" / "version.h")
     _touch(root / "include" / "cuda" / "std" / "__cccl" / "version.h", VERSION_H.format(number=number))
+    _touch(root / "include" / "nv" / "target")
+    return root
+
+
+def make_bundle(root: Path, number: int = 3_005_002) -> Path:
+    """A cuda-coop header bundle: the include tree plus what only a bundle has."""
+    make_include(root, number)
+    _touch(root / "provenance.json", PROVENANCE)
+    _touch(root / "lib" / "cmake" / "cccl" / "cccl-config.cmake", "# CCCL package\n")
     return root
 
 
@@ -71,11 +87,19 @@ def test_env_bundle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plain_packa
     assert (got.version, got.version_number) == ("3.5.2", 3_005_002)
 
 
-def test_env_relative_path_is_made_absolute(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_env_relative_path_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     make_bundle(tmp_path / "bundle")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(VAR, "bundle")
-    assert resolve_cccl_root().path == tmp_path / "bundle"
+    with pytest.raises(ConfigurationError, match=r"CUDA_COOP_CCCL_ROOT='bundle' is a relative path.*absolute"):
+        resolve_cccl_root()
+
+
+def test_env_tilde_is_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plain_package: Path) -> None:
+    make_bundle(tmp_path / "home" / "bundle")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv(VAR, "~/bundle")
+    assert resolve_cccl_root(package_dir=plain_package).path == tmp_path / "home" / "bundle"
 
 
 def test_env_beats_checkout_and_bundle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -112,7 +136,8 @@ def _invalid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: Path) -> Co
         resolve_cccl_root(package_dir=package)
     message = str(info.value)
     assert VAR in message and str(value) in message
-    assert "cub/cub/version.cuh" in message and "include/cub/version.cuh" in message  # the fix
+    assert "cub/cub/version.cuh" in message and "provenance.json" in message  # what a valid root is
+    assert "toolkit" not in message.split("; set ", 1)[-1].lower().replace("cuda_coop", "")  # never the fix
     return info.value
 
 
@@ -147,7 +172,53 @@ def test_env_unreadable_version_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp
 def test_env_include_dir_gets_a_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     root = make_bundle(tmp_path / "bundle")
     error = _invalid(monkeypatch, tmp_path, root / "include")
-    assert f"use its parent {root}" in str(error)
+    assert f"use the bundle folder {root}" in str(error)
+
+
+@pytest.mark.parametrize("lacking", ["provenance.json", "lib/cmake/cccl/cccl-config.cmake", "both"])
+def test_env_folder_with_only_include_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lacking: str) -> None:
+    """include/{cub,thrust,cuda,nv} alone (a toolkit, a CCCL install) is not a bundle."""
+    root = make_bundle(tmp_path / "not-a-bundle")
+    for rel in (["provenance.json", "lib/cmake/cccl/cccl-config.cmake"] if lacking == "both" else [lacking]):
+        (root / rel).unlink()
+    error = str(_invalid(monkeypatch, tmp_path, root))
+    assert "neither a CCCL source checkout nor a cuda-coop header bundle" in error
+    assert "never compiles against" in error
+
+
+def test_env_toolkit_layout_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A CUDA toolkit root: include/{cub,thrust,cuda,nv}, lib64/cmake/cccl, no provenance."""
+    root = make_include(tmp_path / "cuda-13.0")
+    _touch(root / "include" / "cuda_runtime.h")
+    _touch(root / "lib64" / "cmake" / "cccl" / "cccl-config.cmake")
+    _touch(root / "bin" / "nvcc")
+    _invalid(monkeypatch, tmp_path, root)
+
+
+def test_env_real_toolkit_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    toolkit = Path("/usr/local/cuda")
+    if not any((toolkit / "include" / sub / "cub" / "version.cuh").is_file() for sub in ("", "cccl")):
+        pytest.skip("no CUDA toolkit with CUB at /usr/local/cuda on this machine")
+    _invalid(monkeypatch, tmp_path, toolkit)
+
+
+def test_env_damaged_provenance_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    root = make_bundle(tmp_path / "bundle")
+    (root / "provenance.json").write_text("{}")
+    assert "is damaged" in str(_invalid(monkeypatch, tmp_path, root))
+
+
+def test_env_real_bundle_and_real_checkout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plain_package: Path) -> None:
+    from tests.helpers.cccl_checkout import lay_out_checkout
+
+    bundle = header_bundle()
+    monkeypatch.setenv(VAR, str(bundle.root))
+    got = resolve_cccl_root(package_dir=plain_package)
+    assert (got.origin, got.include_roots) == ("CUDA_COOP_CCCL_ROOT", (bundle.include_dir.resolve(),))
+    checkout = lay_out_checkout(tmp_path / "cccl")
+    monkeypatch.setenv(VAR, str(checkout))
+    got = resolve_cccl_root(package_dir=plain_package)
+    assert got.include_roots[0] == checkout / "cub" and got.version == bundle.provenance.cccl_version
 
 
 # --- source checkout and bundle -----------------------------------------------------------------
