@@ -122,7 +122,7 @@ def _inspect(path: Path, origin: str, fail: type[Exception], fix: str) -> CCCLRo
 
 def _not_cccl(path: Path, fix: str) -> str:
     message = f"{path} is neither a CCCL source checkout nor a cuda-coop header bundle"
-    if all((path / marker).is_file() for marker in _BUNDLE_MARKERS):
+    if (path / _BUNDLE_INCLUDE).is_file():
         lacking = [str(m) for m in _BUNDLE_MARKERS if not (path / m).is_file()]
         message += (
             f": it has CCCL headers in include/ but no {' and no '.join(lacking)}, so it is another "

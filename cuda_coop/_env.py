@@ -11,6 +11,7 @@ the seed gives a fallback, treated as unset). :func:`is_windows` is the one plat
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -159,7 +160,10 @@ def path(name: str, *, relative: Literal["error", "unset"] = "error", platform: 
     value = os.environ.get(name)
     if not value:
         return None
-    expanded = os.path.expanduser(value) if value.startswith("~") else value
+    expanded = value
+    if value.startswith("~"):
+        with contextlib.suppress(RuntimeError):  # ~name of no known user: left as it is, so relative
+            expanded = str(Path(value).expanduser())
     pure = PureWindowsPath(expanded) if is_windows(platform) else PurePosixPath(expanded)
     if pure.is_absolute():
         return Path(expanded)

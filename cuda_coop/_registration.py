@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from . import _env
 from .errors import BackendError
 
-__all__ = ["BackendStatus", "BackendWarning", "auto_register", "backend_status", "register"]
+__all__ = ["BackendStatus", "BackendWarning", "auto_register", "backend_status", "in_range", "register"]
 
 
 class BackendWarning(UserWarning):
@@ -41,6 +41,10 @@ class _Backend:
     @property
     def supported(self) -> str:
         return f">={'.'.join(map(str, self.minimum))},<{'.'.join(map(str, self.below))}"
+
+    def supports(self, version: str) -> bool:
+        """Whether ``version`` satisfies :attr:`supported` as pip decides it (see :func:`in_range`)."""
+        return in_range(version, self.minimum, self.below)
 
 
 _BACKENDS = {
@@ -72,8 +76,49 @@ _STATUS: dict[str, BackendStatus] = {}
 _LOCK = threading.RLock()
 
 
-def _version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version.split("+", maxsplit=1)[0])[:3])
+# PEP 440's version grammar (the pattern the ``packaging`` project publishes), case-insensitive.
+_PEP440 = re.compile(
+    r"""^\s*v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)
+    (?P<pre>[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?
+    (?P<post>(?:-[0-9]+)|(?:[-_.]?(?:post|rev|r)[-_.]?[0-9]*))?
+    (?P<dev>[-_.]?dev[-_.]?[0-9]*)?
+    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _compare_to_final(match: re.Match[str], bound: tuple[int, ...]) -> int:
+    """-1, 0 or 1 as the parsed version is below, equal to or above the final release ``bound``."""
+    release = tuple(int(part) for part in match["release"].split("."))
+    width = max(len(release), len(bound))
+    mine, other = release + (0,) * (width - len(release)), bound + (0,) * (width - len(bound))
+    if mine != other:
+        return -1 if mine < other else 1
+    if match["pre"] or (match["dev"] and not match["post"]):
+        return -1  # 0.5.0rc1 and 0.5.0.dev1 come before 0.5.0
+    return 1 if match["post"] else 0
+
+
+def in_range(version: str, minimum: tuple[int, ...], below: tuple[int, ...]) -> bool:
+    """``version`` satisfies ``>=minimum,<below`` by PEP 440, as pip checks an installed distribution.
+
+    Release segments compare zero-padded (``0.5`` is ``0.5.0``); a pre-release or development release
+    sorts before its final release (``0.5.0rc1`` and ``0.5.0.dev1`` are below ``>=0.5.0``); ``<0.6``
+    excludes every pre-release of 0.6 (``0.6.0rc1``, ``0.6.0.dev0``); pre-releases strictly inside the
+    range (``0.5.1rc1``) satisfy it, as pip accepts them for an installed distribution
+    (``SpecifierSet.contains(..., prereleases=True)``); post-releases and local versions compare by
+    their release; a non-zero epoch is above every bound; text that is not a PEP 440 version fails.
+    """
+    match = _PEP440.match(version)
+    if match is None or int(match["epoch"] or 0) != 0:
+        return False
+    if _compare_to_final(match, minimum) < 0 or _compare_to_final(match, below) >= 0:
+        return False
+    prerelease = bool(match["pre"] or match["dev"])
+    release = tuple(int(part) for part in match["release"].split("."))
+    width = max(len(release), len(below))
+    same_as_below = release + (0,) * (width - len(release)) == below + (0,) * (width - len(below))
+    return not (prerelease and same_as_below)
 
 
 def _check(backend: _Backend) -> tuple[str | None, str | None]:
@@ -84,8 +129,7 @@ def _check(backend: _Backend) -> tuple[str | None, str | None]:
         version = importlib.metadata.version(backend.distribution)
     except importlib.metadata.PackageNotFoundError:
         return None, f"{backend.import_name} is importable but {backend.distribution} has no metadata; reinstall it"
-    found = _version_tuple(version)
-    if not (backend.minimum <= found < backend.below):
+    if not backend.supports(version):
         return version, (
             f"cuda.coop.{backend.name} needs {backend.distribution}{backend.supported}, found {version}; "
             f"{backend.install_hint}"

@@ -208,7 +208,9 @@ def test_env_damaged_provenance_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_
     assert "is damaged" in str(_invalid(monkeypatch, tmp_path, root))
 
 
-def test_env_real_bundle_and_real_checkout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plain_package: Path) -> None:
+def test_env_real_bundle_and_real_checkout(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plain_package: Path
+) -> None:
     from tests.helpers.cccl_checkout import lay_out_checkout
 
     bundle = header_bundle()

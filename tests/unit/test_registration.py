@@ -137,3 +137,73 @@ def test_cache_true_warns_once(tmp_path) -> None:
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "1"
+
+
+# --- the version rule: pip's semantics for >=0.5.0,<0.6 ---------------------------------------------
+
+VERSIONS = {
+    "0.5": True, "0.5.0": True, "0.5.4": True, "0.5.4+cu13": True, "0.5.0.post1": True, "v0.5.2": True,
+    "0.5.99": True, "0.5.0.0": True, "0.5.0rc1": False, "0.5.0.dev1": False, "0.5.0a1.dev2": False,
+    "0.5.1rc2": True, "0.5.1.dev3": True, "0.5.0.post1.dev0": True, "0.4.9": False, "0.4.99.post3": False,
+    "0.6": False, "0.6.0rc1": False, "0.6.0": False, "0.6.0.dev0": False, "0.6.0.post1": False,
+    "1!0.5.0": False, "not-a-version": False, "0.5.x": False, "": False,
+}
+
+
+@pytest.mark.parametrize(("version", "expected"), sorted(VERSIONS.items()))
+def test_version_rule_is_pips(version: str, expected: bool) -> None:
+    backend = _registration._BACKENDS["numba_mlir"]
+    assert backend.supported == ">=0.5.0,<0.6"
+    assert backend.supports(version) is expected
+    try:  # the installer's own implementation, where it is installed, must agree
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        return
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        assert not expected
+        return
+    # pip checks an installed distribution with prereleases=True (req_install.check_if_exists, pip check)
+    assert SpecifierSet(backend.supported).contains(parsed, prereleases=True) is expected
+
+
+def test_numba_mlir_seam_uses_the_rule() -> None:
+    """The integration's own import-time gate calls the same function (no second copy of the rule)."""
+    from pathlib import Path
+
+    seams = Path(_registration.__file__).resolve().parent / "numba_mlir" / "_seams.py"
+    assert "_backend.supports(VERSION)" in seams.read_text()
+
+
+def test_backend_installed_after_import_is_not_registered_until_register(tmp_path) -> None:
+    """Installing a backend into a running process (here: making it importable) activates nothing."""
+    site = tmp_path / "late-site"
+    (site / "late_backend").mkdir(parents=True)
+    (site / "late_backend" / "__init__.py").write_text("")
+    dist = site / "late_backend-1.5.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: late-backend\nVersion: 1.5\n")
+    (site / "cuda_coop_late_module.py").write_text(
+        "from cuda.coop import _registration\n_registration.mark_active('late')\n")
+    done = _python(f"""
+        import json, sys
+        import cuda.coop as coop
+        from cuda.coop import _registration
+        _registration._BACKENDS['late'] = _registration._Backend(
+            name='late', distribution='late-backend', import_name='late_backend',
+            module='cuda_coop_late_module', minimum=(1, 0), below=(2, 0), install_hint='pip install late')
+        _registration.auto_register()  # what import did: the backend is not installed yet
+        before = coop.backend_status()['late']
+        sys.path.insert(0, {str(site)!r})  # "pip install" while the process runs
+        import importlib; importlib.invalidate_caches()
+        after_install = coop.backend_status()['late']
+        status = coop.register('late')
+        print(json.dumps([before.active, before.reason, after_install.active, status.active,
+                          'cuda_coop_late_module' in sys.modules]))
+    """)
+    assert done.returncode == 0, done.stderr
+    before, reason, after_install, registered, imported = json.loads(done.stdout)
+    assert (before, after_install, registered, imported) == (False, False, True, True)
+    assert "late-backend is not installed" in reason
