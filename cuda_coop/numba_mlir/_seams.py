@@ -33,7 +33,7 @@ from numba_cuda_mlir.numba_cuda.core import ir as _ir
 from numba_cuda_mlir.numba_cuda.core.ir_utils import mk_unique_var
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
 
-from .._registration import _BACKENDS, _version_tuple
+from .._registration import _BACKENDS
 from ..errors import BackendError
 
 types: Any = _types  # numba's type system and untyped IR, re-exported as Any for type checkers
@@ -41,7 +41,7 @@ ir: Any = _ir
 
 _backend = _BACKENDS["numba_mlir"]
 VERSION: str = numba_cuda_mlir.__version__
-if not (_backend.minimum <= _version_tuple(VERSION) < _backend.below):
+if not _backend.supports(VERSION):
     raise BackendError(
         f"cuda.coop.numba_mlir needs numba-cuda-mlir{_backend.supported}, found {VERSION}; {_backend.install_hint}"
     )
