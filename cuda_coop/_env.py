@@ -54,8 +54,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         name="CUDA_COOP_ENABLE_CACHE",
         kind="switch",
-        read_when="when the provider cache module is imported",
-        doc="Truthy: compiled providers are kept in a persistent on-disk cache.",
+        read_when="when the provider cache module is imported, and at a process's first header fingerprint",
+        doc="Truthy: compiled providers are kept in a persistent on-disk cache, and the content hashes "
+        "of the headers are recorded next to it so that a new process need not read every header again.",
     ),
     Variable(
         name="XDG_CACHE_HOME",

@@ -5,26 +5,56 @@ select the same ordered include roots ... header contents are fingerprinted once
 that attempt ... a later attempt resolves current headers". The provider layer creates one
 :class:`CompileAttempt` per kernel compile and asks it; a new attempt sees edited headers.
 
-The fingerprint is stat-based: every regular file under each root, as (relative path, size,
-mtime_ns), sorted, hashed with the roots in their given order. Measured on the installed bundle
-(2,443 files, 22 MB) on the 2-core development host: 10.6 ms warm and 37 ms with a cold page
-cache, against 54 ms and 328 ms for hashing the contents (SHA-256); adding the wheel's CUDA
-include directory (122 files) costs nothing measurable. Any edit, copy or reinstall changes an
-mtime or a size and so the identity; only an edit that restores both (``touch -d``) would not.
+The fingerprint is of *contents*: SHA-256 over the roots in their order and, for every regular file
+under each root, its relative path, size and SHA-256. Two things keep it cheap without trusting a
+path, size or mtime alone:
+
+- a per-process memo of each file's content hash, keyed by its full stat identity (device, inode,
+  size, mtime and ctime, in ns). An edit that restores the size and the mtime (``touch -d``, an
+  extraction that keeps mtimes) still sets the ctime, which no user call can set back, so the file is
+  hashed again; a later attempt in a warm process costs one ``stat`` per file;
+- with the persistent provider cache on (``CUDA_COOP_ENABLE_CACHE``), the same stat-to-hash records
+  are kept per root in ``<cache dir>/cuda-coop/header-stamps/`` so that a new process costs one
+  ``stat`` per file too. Files changed less than :data:`_RACY_NS` before they were hashed are never
+  recorded (the "racy" window of a coarse ctime clock), so they are hashed again next time.
+
+Measured on the 2-core development host, installed bundle (2,443 files, 27 MB) plus the wheel's CUDA
+headers (122 files): see docs/configuration.rst and the report of issue 10.
+
+Module state: ``_MEMO`` (path -> stat identity and hash) under ``_LOCK``, and the memoised stamp
+directory; :func:`_reset_for_tests` clears both.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
+import functools
 import hashlib
+import json
 import os
+import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _env
+from ._cache_dir import cache_dir
 from ._toolkit import Toolkit, resolve_toolkit
 
 __all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint"]
+
+_RACY_NS = 2_000_000_000
+"""A file whose ctime or mtime is this close to the moment it was hashed is not memoised."""
+_STAMP_FORMAT = 1
+_PARALLEL_FROM = 64
+"""Hash in a thread pool when at least this many files need reading (hashlib releases the GIL)."""
+
+_StatKey = tuple[int, int, int, int, int]
+_MEMO: dict[str, tuple[_StatKey, str]] = {}
+_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +65,9 @@ class HeaderIdentity:
     digest: str
 
 
-def _walk(root: Path) -> list[tuple[str, int, int]]:
-    """``(path relative to root, size, mtime_ns)`` of every file; follows links, once per directory."""
-    entries: list[tuple[str, int, int]] = []
+def _walk(root: Path) -> list[tuple[str, str, _StatKey]]:
+    """``(path relative to root, absolute path, stat identity)`` of every file; follows links once per dir."""
+    entries: list[tuple[str, str, _StatKey]] = []
     try:
         st = root.stat()
     except OSError:
@@ -57,8 +87,9 @@ def _walk(root: Path) -> list[tuple[str, int, int]]:
                                 seen.add((dst.st_dev, dst.st_ino))
                                 stack.append(entry.path)
                         elif entry.is_file():
-                            fst = entry.stat()
-                            entries.append((entry.path[cut:], fst.st_size, fst.st_mtime_ns))
+                            f = entry.stat()
+                            key = (f.st_dev, f.st_ino, f.st_size, f.st_mtime_ns, f.st_ctime_ns)
+                            entries.append((entry.path[cut:], entry.path, key))
                     except OSError:  # vanished, or a dangling link: it cannot be #included either
                         continue
         except OSError:
@@ -67,14 +98,107 @@ def _walk(root: Path) -> list[tuple[str, int, int]]:
     return entries
 
 
-def fingerprint(roots: Sequence[Path]) -> str:
-    """The stat-based fingerprint of the ordered include roots (see the module docstring)."""
-    h = hashlib.sha256(b"cuda-coop headers v1\0")
+def _hash_file(path: str) -> str:
+    """SHA-256 of a file's contents ("" when it cannot be read: then it cannot be #included either)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return ""
+
+
+@functools.cache
+def _stamp_dir() -> Path | None:
+    """Where stat-to-hash records persist: only with the persistent provider cache on."""
+    if not _env.flag("CUDA_COOP_ENABLE_CACHE"):
+        return None
+    return cache_dir() / "cuda-coop" / "header-stamps"
+
+
+def _stamp_file(directory: Path, root: Path) -> Path:
+    return directory / f"{hashlib.sha256(str(root).encode()).hexdigest()[:32]}.json"
+
+
+def _load_stamps(path: Path, root: Path) -> dict[str, tuple[_StatKey, str]]:
+    """The recorded ``relative path -> (stat identity, hash)`` of ``root``; empty when absent or damaged."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != _STAMP_FORMAT or data.get("root") != str(root):
+            return {}
+        return {rel: (tuple(rec[:5]), rec[5]) for rel, rec in data["files"].items()}
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return {}
+
+
+def _save_stamps(path: Path, root: Path, records: dict[str, tuple[_StatKey, str]]) -> None:
+    """Write the records atomically; a failure only costs hashing again next time."""
+    payload = {"format": _STAMP_FORMAT, "root": str(root), "files": {r: [*k, h] for r, (k, h) in records.items()}}
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".stamp-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(payload, fh, separators=(",", ":"))
+            Path(tmp).replace(path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                Path(tmp).unlink()
+
+
+def _settled(key: _StatKey, now_ns: int) -> bool:
+    """Whether a file last changed long enough before ``now_ns`` for its stat identity to be trusted."""
+    return now_ns - max(key[3], key[4]) >= _RACY_NS
+
+
+def _root_hashes(root: Path, files: list[tuple[str, str, _StatKey]], stamp_dir: Path | None) -> list[str]:
+    """Content hashes of ``files`` (in order), reading only those whose stat identity is not known."""
+    stamp_path = _stamp_file(stamp_dir, root) if stamp_dir is not None else None
+    stamps = _load_stamps(stamp_path, root) if stamp_path is not None else {}
+    hashes: list[str | None] = []
+    with _LOCK:
+        for rel, path, key in files:
+            known = _MEMO.get(path) or stamps.get(rel)
+            hashes.append(known[1] if known is not None and known[0] == key else None)
+    todo = [i for i, h in enumerate(hashes) if h is None]
+    if len(todo) >= _PARALLEL_FROM:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2)) as pool:
+            for i, digest in zip(todo, pool.map(_hash_file, [files[i][1] for i in todo]), strict=True):
+                hashes[i] = digest
+    else:
+        for i in todo:
+            hashes[i] = _hash_file(files[i][1])
+    now = time.time_ns()
+    done = [h or "" for h in hashes]
+    settled = {i for i in todo if done[i] and _settled(files[i][2], now)}
+    with _LOCK:
+        for i in settled:
+            _MEMO[files[i][1]] = (files[i][2], done[i])
+    if stamp_path is not None and (todo or len(files) != len(stamps)):
+        hashed = set(todo)
+        fresh = {rel: (key, done[i]) for i, (rel, _, key) in enumerate(files) if i not in hashed or i in settled}
+        _save_stamps(stamp_path, root, fresh)
+    return done
+
+
+def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) -> str:
+    """The content fingerprint of the ordered include roots (see the module docstring).
+
+    Parameters
+    ----------
+    roots:
+        Include directories, in search order.
+    stamp_dir:
+        Where stat-to-hash records persist across processes: ``True`` (default) for the provider
+        cache's place when ``CUDA_COOP_ENABLE_CACHE`` is on, ``None``/``False`` for none, or a folder.
+    """
+    directory = _stamp_dir() if stamp_dir is True else (stamp_dir or None)
+    h = hashlib.sha256(b"cuda-coop headers v2\0")
     for given in roots:
         root = Path(given)
         h.update(f"root\0{root}\0{root.is_dir()}\n".encode())
-        for rel, size, mtime_ns in _walk(root):
-            h.update(f"{rel}\0{size}\0{mtime_ns}\n".encode())
+        files = _walk(root)
+        for (rel, _, key), digest in zip(files, _root_hashes(root, files, directory), strict=True):
+            h.update(f"{rel}\0{key[2]}\0{digest}\n".encode())
     return h.hexdigest()
 
 
@@ -120,6 +244,12 @@ class CompileAttempt:
     def toolkit_identity(self) -> str:
         """:attr:`Toolkit.identity` of this attempt's toolkit."""
         return self.toolkit().identity
+
+
+def _reset_for_tests() -> None:
+    with _LOCK:
+        _MEMO.clear()
+    _stamp_dir.cache_clear()
 
 
 def __dir__() -> list[str]:
