@@ -3,7 +3,10 @@
 - unit: host only; no compiler, no GPU.
 - compile: needs the numba-cuda-mlir extra and NVRTC; compiles for sm_90 without a GPU.
 - packaging: real wheel builds and real CMake runs.
-- gpu: launches kernels; skipped (with the reason) where no GPU is visible.
+- gpu: launches kernels. Selecting GPU tests where no GPU is usable is an error at collection
+  (a run that skipped them all would look green), unless the run allows it: with
+  ``CUDA_COOP_TEST_ALLOW_NO_GPU`` truthy or ``CI=true`` they are skipped with the reason.
+  Deselect them with ``-m "not gpu"``.
 """
 
 from __future__ import annotations
@@ -24,13 +27,18 @@ with warnings.catch_warnings(), contextlib.suppress(ImportError):  # the host ti
     import numba_cuda_mlir  # noqa: F401
 
 _TIERS = ("compile", "packaging", "gpu")
+ALLOW_NO_GPU = "CUDA_COOP_TEST_ALLOW_NO_GPU"
+_FALSY = ("", "0", "false", "no", "off")
+
+
+def _truthy(value: str | None) -> bool:
+    """cuda-coop's switch rule (``cuda.coop._env.truthy``), without importing the package under test."""
+    return value is not None and value.strip().lower() not in _FALSY
 
 
 @functools.cache
 def _gpu_reason() -> str | None:
     """None when a CUDA GPU is usable, else why not."""
-    if os.environ.get("CI", "").lower() == "true":
-        return "CI has no GPU; run `pytest -m gpu` on the device machine (see ../shared/device/README.md)"
     if shutil.which("nvidia-smi") is None:
         return "no GPU: nvidia-smi is not on PATH"
     try:
@@ -42,10 +50,33 @@ def _gpu_reason() -> str | None:
     return None
 
 
+def _allowed_without_gpu() -> str | None:
+    """Why this run may skip GPU tests (None: it may not)."""
+    if _truthy(os.environ.get(ALLOW_NO_GPU)):
+        return f"{ALLOW_NO_GPU} is set"
+    if os.environ.get("CI", "").strip().lower() == "true":
+        return "CI=true (CI has no GPU; run `pytest -m gpu` on the device machine, see ../shared/device/README.md)"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by the markers added here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         tier = Path(str(item.fspath)).parent.name
         if tier in _TIERS:
             item.add_marker(getattr(pytest.mark, tier))
-        if tier == "gpu" and (reason := _gpu_reason()):
-            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """GPU tests selected without a usable GPU: skip them if the run allows it, else stop with the reason."""
+    gpu_items = [item for item in session.items if item.get_closest_marker("gpu") is not None]
+    if not gpu_items or (reason := _gpu_reason()) is None:
+        return
+    allowed = _allowed_without_gpu()
+    if allowed is None:
+        raise pytest.UsageError(
+            f"{len(gpu_items)} GPU test(s) selected, but {reason}. Run them on a machine with a GPU, deselect them "
+            f'with -m "not gpu", or set {ALLOW_NO_GPU}=1 to skip them.'
+        )
+    for item in gpu_items:
+        item.add_marker(pytest.mark.skip(reason=f"{reason}; skipped because {allowed}"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu._data import random_values, wrap_cumsum
+from tests.gpu._data import abs_terms, assert_matches, depth, exclusive_ref, random_values, sentinels
 
 
 def absmax(a, b):
@@ -43,7 +43,8 @@ def test_python_operator(dtype: str, block: tuple[int, int, int]) -> None:
     blocks = 3
     x = random_values(np.random.default_rng(threads), dtype, blocks * threads)
     dt = np.dtype(dtype)
-    outs = [cuda.to_device(np.full(n, 3, dt)) for n in (blocks, blocks * threads // 32, blocks * threads)]
+    sizes = (blocks, blocks * threads // 32, blocks * threads)
+    outs = [cuda.to_device(np.full(n, sentinels(dtype)[0], dt)) for n in sizes]
     kernel[blocks, block](cuda.to_device(x), *outs)
     block_out, warp_out, scan_out = (o.copy_to_host() for o in outs)
     a = np.abs(x)
@@ -78,8 +79,8 @@ def test_prefix_callback_scans_across_tiles(dtype: str, block: tuple[int, int, i
 
     tiles = 7
     x = random_values(np.random.default_rng(threads + tiles), dtype, tiles * TILE)
-    y = cuda.to_device(np.full(x.size, 3, np.dtype(dtype)))
+    y = cuda.to_device(np.full(x.size, sentinels(dtype)[0], np.dtype(dtype)))
     kernel[1, block](cuda.to_device(x), y, tiles)
-    expected = wrap_cumsum(x) - x
-    tol = {"rtol": 1e-12, "atol": 1e-9} if np.dtype(dtype).kind == "f" else {"rtol": 0, "atol": 0}
-    np.testing.assert_allclose(y.copy_to_host(), expected, **tol)
+    expected = exclusive_ref("+", x[None, :], np.zeros((), x.dtype)[()])[0]  # integers wrap in their dtype
+    chain = depth(IPT, threads) + tiles  # the running total adds one step per tile
+    assert_matches(y.copy_to_host(), expected, "+", abs_terms("+", x, scan=True), chain, f"{dtype} {algorithm}")
