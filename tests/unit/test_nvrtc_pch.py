@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 import types
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from cuda.coop._provider import _nvrtc
+from cuda.coop._provider import _nvrtc, _pch
 from cuda.coop._provider._nvrtc import NvrtcCompiler
 
 OK = object()
@@ -19,21 +23,30 @@ OPTIONS = ("-arch=sm_90", "-rdc=true")
 class FakeNvrtc:
     """Stands in for ``_nvrtc._compile``: records options; can fail PCH builds or PCH use."""
 
-    def __init__(self, *, build_ok: bool = True, use_ok: bool = True) -> None:
+    def __init__(self, *, build_ok: bool = True, use_ok: bool = True, build_seconds: float = 0.0) -> None:
         self.calls: list[tuple[str, ...]] = []
         self.build_ok = build_ok
         self.use_ok = use_ok
+        self.use_warns = False
+        self.build_seconds = build_seconds
 
     def __call__(self, source: str, options: Sequence[str], name: str) -> tuple[bytes | None, str, object]:
         self.calls.append(tuple(options))
-        create = [o for o in options if o.startswith("--create-pch=")]
+        create = [o.split("=", 1)[1] for o in options if o.startswith("--create-pch=")]
         if create:
+            time.sleep(self.build_seconds)
             if self.build_ok:
-                Path(create[0].split("=", 1)[1]).write_bytes(b"pch")
-            return b"", "creating precompiled header", OK if self.build_ok else "heap exhausted"
-        if any(o.startswith("--use-pch=") for o in options) and not self.use_ok:
-            return None, "error: cannot load precompiled header file", None
-        return b"LTOIR", "", None
+                Path(create[0]).write_bytes(b"pch")
+            return b"", f'"{name}": creating precompiled header file "{create[0]}"\n', OK if self.build_ok else "heap"
+        use = [o.split("=", 1)[1] for o in options if o.startswith("--use-pch=")]
+        note = f'"{name}": using precompiled header file "{use[0]}"\n' if use else ""
+        if use and not self.use_ok:  # what NVRTC 13 says when the file is gone
+            return None, f'Catastrophic error: cannot open precompiled header file "{use[0]}"\n', None
+        if use and self.use_warns:  # ... and when it is damaged or from another process (the compile goes on)
+            return b"LTOIR", f'Warning #626-D: precompiled header file "{use[0]}" is either invalid\n', None
+        if "static_assert" in source:
+            return None, note + 'p.cu(3): error: static assertion failed with "too big"\n1 error detected\n', None
+        return b"LTOIR", note, None
 
 
 @pytest.fixture
@@ -109,12 +122,97 @@ def test_no_pch_when_disabled_or_without_preamble(fake: FakeNvrtc) -> None:
     assert c.pch_builds == 0
 
 
-def test_exit_waits_then_removes_the_directory(fake: FakeNvrtc) -> None:
+def test_exit_removes_the_directory(fake: FakeNvrtc) -> None:
     c = NvrtcCompiler(pch_after=1, background=False)
     _compile(c)
-    assert c._dir is not None and any(c._dir.iterdir())
+    assert c._dir is not None and any(c._dir.path.iterdir())
     c._at_exit()
-    assert not c._dir.exists()
+    assert not c._dir.path.exists()
+
+
+def test_a_compile_error_with_the_pch_is_a_compile_error_and_keeps_the_pch(fake: FakeNvrtc) -> None:
+    c = NvrtcCompiler(pch_after=1, background=False)
+    _compile(c, 2)
+    calls = len(fake.calls)
+    bad = c.compile(PREAMBLE + "static_assert(false);", OPTIONS, name="p.cu", preamble=PREAMBLE)
+    assert not bad.ok and "static assertion failed" in bad.log
+    assert "precompiled header" not in bad.log  # NVRTC's note about the PCH is not part of the error
+    assert len(fake.calls) == calls + 1, "a compile error must not be retried as if the PCH were bad"
+    assert _compile(c)[0].used_pch, "the PCH must survive a compile error"
+
+
+def test_a_damaged_pch_is_dropped_after_a_compile_that_fell_back(fake: FakeNvrtc) -> None:
+    fake.use_warns = True
+    c = NvrtcCompiler(pch_after=1, background=False)
+    results = _compile(c, 4)
+    assert all(r.ok for r in results) and not any(r.used_pch for r in results)
+    assert sum(_uses(o) for o in fake.calls) == 1
+
+
+def test_exit_does_not_wait_for_a_build_in_flight(fake: FakeNvrtc) -> None:
+    fake.build_seconds = 60.0
+    c = NvrtcCompiler(pch_after=1)  # the forked child sleeps in the fake build
+    _compile(c)
+    assert c.pch_builds == 1 and c._dir is not None
+    [entry] = c._pchs.values()
+    pid = entry._pid
+    assert pid is not None and not entry.done()
+    assert not _compile(c)[0].used_pch  # never waits for it either
+    start = time.perf_counter()
+    c._at_exit()
+    assert time.perf_counter() - start < 2.0
+    assert not c._dir.path.exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped
+
+
+# -- stale directories of dead processes -----------------------------------------------------------------
+
+OWNER = r"""
+import sys, time
+from pathlib import Path
+from cuda.coop._provider._pch import PchDirectory
+d = PchDirectory.create(Path(sys.argv[1]))
+(d.path / "x.pch.part").write_bytes(b"partial")
+print(d.path, flush=True)
+time.sleep(600)
+"""
+
+
+def _owner(tmp: Path) -> tuple[subprocess.Popen[str], Path]:
+    env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp)], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    path = Path(proc.stdout.readline().strip())
+    proc.stdout.close()
+    return proc, path
+
+
+def test_directories_of_killed_processes_are_swept_and_live_ones_kept(tmp_path: Path) -> None:
+    dead, dead_dir = _owner(tmp_path)
+    live, live_dir = _owner(tmp_path)
+    try:
+        dead.kill()
+        dead.wait()
+        later = time.time() + 2 * _pch.MIN_AGE_SECONDS
+        assert _pch.sweep_stale(tmp_path, now=time.time()) == []  # too young to judge
+        assert _pch.sweep_stale(tmp_path, now=later) == [dead_dir]
+        assert not dead_dir.exists() and live_dir.is_dir()
+        mine = _pch.PchDirectory.create(tmp_path)  # creating a directory sweeps; a live owner's stays
+        assert live_dir.is_dir() and _pch.sweep_stale(tmp_path, now=later + 1e6) == []
+        mine.close()
+        assert not mine.path.exists()
+    finally:
+        live.kill()
+        live.wait()
+    assert _pch.sweep_stale(tmp_path, now=later) == [live_dir]
+
+
+def test_lockless_directories_are_swept_only_when_a_day_old(tmp_path: Path) -> None:
+    old = tmp_path / f"{_pch.PREFIX}old"
+    old.mkdir()
+    assert _pch.sweep_stale(tmp_path, now=time.time() + 3600) == []
+    assert _pch.sweep_stale(tmp_path, now=time.time() + _pch.UNLOCKED_AGE_SECONDS + 10) == [old]
 
 
 def test_default_compiler_is_shared() -> None:

@@ -1,0 +1,249 @@
+"""Precompiled-header files of one process: a private directory, built by forked children, swept when stale.
+
+A :class:`PchDirectory` is ``<tmp>/cuda-coop-pch-XXXXXXXX`` holding ``owner.lock``, which the owning
+process keeps locked (``flock``) for its lifetime, and one ``<key>.pch`` per (preamble, options). A
+process killed while it owns one (a build in flight or not) leaves the directory behind; the kernel
+drops the lock with the process, so the next process that creates a PCH directory removes every
+directory whose lock it can take (:func:`sweep_stale`). A directory younger than a minute is never
+touched (its owner may not have locked it yet); one without a lock file (older cuda-coop versions)
+is removed once it is a day old.
+
+A :class:`PchEntry` is built by a forked child (``start_child``): the child inherits the parent's NVRTC
+PCH heap, writes ``<key>.pch.part`` and renames it to ``<key>.pch`` on success, then ``os._exit``\\s.
+The parent polls without blocking (``usable``); at exit it kills the child instead of waiting.
+
+Module state: none (each directory registers its own ``atexit`` cleanup).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["PchDirectory", "PchEntry", "can_fork", "sweep_stale"]
+
+_log = logging.getLogger("cuda.coop")
+
+PREFIX = "cuda-coop-pch-"
+LOCK_NAME = "owner.lock"
+MIN_AGE_SECONDS = 60.0
+"""A directory younger than this is never swept (its owner may be between ``mkdtemp`` and ``flock``)."""
+UNLOCKED_AGE_SECONDS = 86400.0
+"""A directory without a lock file (written by an older cuda-coop) is swept once this old."""
+
+Build = Callable[[str], bool]
+"""Builds a PCH at the given path; True on success."""
+
+
+def can_fork() -> bool:
+    """Whether PCHs can be built here: ``os.fork`` and ``fcntl.flock`` (POSIX)."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(os, "fork")
+
+
+def _try_lock(fd: int) -> bool:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def sweep_stale(tmp: Path | None = None, *, now: float | None = None) -> list[Path]:
+    """Remove PCH directories in ``tmp`` whose owner is dead; the removed paths.
+
+    Owned means ``owner.lock`` is locked: a live owner holds the lock, so only directories of dead
+    processes are removed, whatever their age beyond :data:`MIN_AGE_SECONDS`.
+    """
+    tmp = Path(tmp or tempfile.gettempdir())
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        candidates = [
+            Path(e.path) for e in os.scandir(tmp) if e.name.startswith(PREFIX) and e.is_dir(follow_symlinks=False)
+        ]
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            age = now - path.stat().st_mtime
+            if age < MIN_AGE_SECONDS:
+                continue
+            fd = os.open(path / LOCK_NAME, os.O_RDWR)
+        except FileNotFoundError:
+            if age >= UNLOCKED_AGE_SECONDS:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            continue
+        except OSError:  # another user's directory, or it vanished: not ours to judge
+            continue
+        try:
+            if _try_lock(fd):  # the owner is gone
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        finally:
+            os.close(fd)
+    if removed:
+        _log.debug("cuda.coop: removed stale precompiled-header directories: %s", ", ".join(map(str, removed)))
+    return removed
+
+
+def _die_with_parent() -> None:
+    """Linux: the child gets SIGKILL when the parent dies (best effort)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+class PchEntry:
+    """One precompiled header: built once (in a child or inline), then used until dropped."""
+
+    def __init__(self, path: Path, lock_fd: int) -> None:
+        self.path = path
+        self._part = path.with_name(path.name + ".part")
+        self._lock_fd = lock_fd
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._done = False
+        self._ok = False
+
+    def start_child(self, build: Build) -> None:
+        """Fork a child that builds the PCH; returns at once."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork with threads
+            pid = os.fork()
+        if pid == 0:  # the child: build, publish, leave without running the parent's exit handlers
+            code = 1
+            try:
+                os.close(self._lock_fd)  # the parent keeps the directory locked; do not prolong it
+                _die_with_parent()
+                if build(str(self._part)):
+                    self._part.replace(self.path)
+                    code = 0
+            except BaseException:  # anything: the parent only sees "no PCH"
+                code = 1
+            finally:
+                os._exit(code)
+        self._pid = pid
+
+    def build_inline(self, build: Build) -> None:
+        """Build the PCH in this thread (tests, and the fallback when a child cannot be forked)."""
+        ok = False
+        try:
+            ok = build(str(self._part))
+            if ok:
+                self._part.replace(self.path)
+        except Exception as exc:  # a PCH is an optimisation: never let it fail a compile
+            _log.debug("cuda.coop: precompiled header build failed: %r", exc)
+            ok = False
+        with self._lock:
+            self._done, self._ok = True, ok
+
+    def _poll(self) -> None:
+        if self._pid is None:
+            return
+        try:
+            pid, _ = os.waitpid(self._pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored, os.wait()): it is over
+            pid = self._pid
+        if pid:
+            self._pid = None
+            self._done, self._ok = True, self.path.is_file()
+            _log.debug("cuda.coop: precompiled header %s ready: ok=%s", self.path, self._ok)
+
+    def done(self) -> bool:
+        """Whether the build finished (successfully or not)."""
+        with self._lock:
+            self._poll()
+            return self._done
+
+    def usable(self) -> bool:
+        """Whether the PCH is built and was not dropped; never blocks."""
+        with self._lock:
+            self._poll()
+            return self._done and self._ok
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the build finished (tests, benchmarks); False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.done():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def drop(self) -> None:
+        """Never use this PCH again (it failed to load)."""
+        with self._lock:
+            self._ok = False
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+    def kill(self) -> None:
+        """Stop a build in flight (SIGKILL: its output is never used)."""
+        with self._lock:
+            if self._pid is None:
+                return
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+            self._pid, self._done, self._ok = None, True, False
+
+
+class PchDirectory:
+    """This process's PCH directory, locked while the process lives (see the module docstring)."""
+
+    def __init__(self, path: Path, lock_fd: int) -> None:
+        self.path = path
+        self._lock_fd = lock_fd
+        self._entries: list[PchEntry] = []
+
+    @classmethod
+    def create(cls, tmp: Path | None = None) -> PchDirectory:
+        """Sweep stale directories, then make and lock a new one (removed at exit)."""
+        sweep_stale(tmp)
+        path = Path(tempfile.mkdtemp(prefix=PREFIX, dir=tmp))
+        fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        if not _try_lock(fd):  # cannot happen for a fresh private file
+            os.close(fd)
+            shutil.rmtree(path, ignore_errors=True)
+            raise OSError(f"cannot lock {path / LOCK_NAME}")
+        self = cls(path, fd)
+        atexit.register(self.close)
+        return self
+
+    def entry(self, key: str) -> PchEntry:
+        """A new entry ``<key>.pch`` in this directory."""
+        entry = PchEntry(self.path / f"{key}.pch", self._lock_fd)
+        self._entries.append(entry)
+        return entry
+
+    def close(self) -> None:
+        """Kill builds in flight, remove the directory, release the lock; never waits for a build."""
+        for entry in self._entries:
+            entry.kill()
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self._lock_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._lock_fd)
+            self._lock_fd = -1

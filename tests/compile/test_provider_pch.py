@@ -1,0 +1,78 @@
+"""Precompiled headers with real NVRTC (no GPU): built by a forked child, used, never waited for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._provider._pch import can_fork
+from cuda.coop._specs import Request
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="precompiled headers need os.fork (POSIX)")
+
+REPO = Path(__file__).resolve().parents[2]
+REDUCE = Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16)
+SCAN = Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=4)
+
+
+@pytest.fixture(scope="module")
+def toolchain() -> Toolchain:
+    return resolve_toolchain()
+
+
+def _provider(requests: list[Request], toolchain: Toolchain, compiler: NvrtcCompiler) -> Provider:
+    return Provider(
+        requests, block_dim=(128,), arch="sm_90", toolchain=toolchain, compiler=compiler, cache=MemoryCache()
+    )
+
+
+def test_forked_child_builds_a_pch_the_parent_uses_and_errors_keep_it(toolchain: Toolchain) -> None:
+    c = NvrtcCompiler(pch_after=1)
+    first = _provider([REDUCE], toolchain, c)
+    first.ltoir()
+    assert c.pch_builds == 1 and c.wait_for_pch(300)
+    second = _provider([SCAN], toolchain, c)
+    result = c.compile(second.source, second.options, name="s.cu", preamble=second.preamble)
+    assert result.ok and result.used_pch, result.log
+    # A compile error (the kind of the 48 KiB static_assert) is the source's fault: reported, the PCH kept.
+    bad = c.compile(second.source + '\nstatic_assert(sizeof(int) == 3, "too big");\n', second.options,
+                    name="bad.cu", preamble=second.preamble)
+    assert not bad.ok and "too big" in bad.log and "precompiled header" not in bad.log
+    again = c.compile(first.source, first.options, name="a.cu", preamble=first.preamble)
+    assert again.ok and again.used_pch, "a compile error must not drop the PCH"
+    assert c._dir is not None
+    c._at_exit()
+    assert not c._dir.path.exists()
+
+
+SCRIPT = r"""
+import json, sys, time
+from cuda.coop._provider import MemoryCache, Provider
+from cuda.coop._specs import Request
+for n in (1, 2):  # two kernels: the default compiler starts a PCH build after the second
+    Provider([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=n)], block_dim=(64,),
+             arch="sm_90", cache=MemoryCache()).ltoir()
+from cuda.coop._provider import default_compiler
+c = default_compiler()
+print(json.dumps({"builds": c.pch_builds, "dir": str(c._dir.path), "end": time.time()}), flush=True)
+"""
+
+
+def test_a_two_kernel_script_does_not_wait_at_exit_for_the_pch(tmp_path: Path) -> None:
+    env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=600, check=False)
+    exited = time.time()
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["builds"] == 1
+    # Before: ~2.6 s waiting for the build (a thread; exiting under it segfaults). Now the child is killed.
+    assert exited - report["end"] < 1.5
+    assert not Path(report["dir"]).exists() and not list(tmp_path.glob("cuda-coop-pch-*"))
