@@ -7,8 +7,19 @@ Order (seed and DESIGN.md §6): the active conda environment (``$CONDA_PREFIX/ta
 A directory is valid when it holds ``cuda_runtime.h`` and declares a CUDA version
 (``CUDA_VERSION`` in ``cuda.h`` or ``CUDART_VERSION`` in ``cuda_runtime_api.h``).
 
-Variables are read on every call; cuda-pathfinder memoises its own answer. Module state: the
-memoised version parse (keyed by the file's stat); :func:`_reset_for_tests` clears it.
+How cuda-pathfinder fits in. Its own lookup also reads ``CUDA_PATH``/``CUDA_HOME`` (memoised for
+the process, and reported as "CUDA_PATH" for either), probes the toolkit the dynamic loader finds,
+and globs system install directories; and it memoises its answer. Used whole, it would ignore a
+changed variable, mislabel ``CUDA_HOME`` and put a loader-registered or ``/usr/local`` toolkit before
+``CUDA_ROOT``. So cuda-coop asks it, uncached and on every call, only for what the page's later steps
+do not cover: the NVIDIA wheels in site-packages and its conda layouts. The toolkit roots
+(``CUDA_PATH``, ``CUDA_HOME``, ``CUDA_ROOT``, ``/usr/local/cuda``) are cuda-coop's own steps, in the
+page's order, each labelled by the variable that supplied it. A toolkit that only the dynamic loader
+knows about is not a candidate: point ``CUDA_PATH`` at it.
+
+Variables are read on every call (:func:`cuda_coop._env.path`: empty is unset, ``~`` is expanded,
+a relative value is a rejected candidate). Module state: the memoised version parse (keyed by the
+file's stat); :func:`_reset_for_tests` clears it.
 """
 
 from __future__ import annotations
@@ -17,13 +28,12 @@ import functools
 import importlib
 import platform as _platform
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import _env
-from .errors import HeaderResolutionError
+from .errors import ConfigurationError, HeaderResolutionError
 
 __all__ = ["ORIGIN_CONDA", "CudaInclude", "conda_include", "resolve_cuda_include"]
 
@@ -82,13 +92,9 @@ def _check(candidate: Path) -> tuple[tuple[int, int] | None, str]:
     return version, ""
 
 
-def _is_windows(platform: str | None) -> bool:
-    return (platform or sys.platform) == "win32"
-
-
 def conda_include(prefix: Path, *, platform: str | None = None) -> list[Path]:
     """Candidate CUDA include directories of a conda prefix, the host's target first."""
-    if _is_windows(platform):
+    if _env.is_windows(platform):
         return [prefix / "Library" / "include"]
     targets = sorted(p for p in prefix.glob("targets/*/include") if (p / _MARKER).is_file())
     host = _HOST_TARGETS.get(_platform.machine().lower())
@@ -96,35 +102,61 @@ def conda_include(prefix: Path, *, platform: str | None = None) -> list[Path]:
     return targets
 
 
+_PATHFINDER_STEPS = ("find_in_site_packages", "find_in_conda")
+"""cuda-pathfinder's search steps cuda-coop uses: wheels and conda layouts (see the module docstring)."""
+_PATHFINDER_OWN = frozenset({"site-packages", "conda"})
+
+
 def _pathfinder_finder(libname: str) -> tuple[str | None, str]:
+    """cuda-pathfinder's wheel and conda search, uncached (see the module docstring)."""
     try:
         pathfinder = importlib.import_module("cuda.pathfinder")
     except ImportError:
         return None, "cuda-pathfinder is not installed (pip install cuda-pathfinder)"
-    locate = getattr(pathfinder, "locate_nvidia_header_directory", None)
     try:
-        if locate is not None:  # newer cuda-pathfinder also says how it found the directory
-            found = locate(libname)
-            return (found.abs_path, found.found_via) if found and found.abs_path else (None, "found nothing")
-        path = pathfinder.find_nvidia_header_directory(libname)
-    except (RuntimeError, OSError) as exc:  # e.g. its canary subprocess failed
+        try:  # its step functions, run directly: nothing memoised, no CUDA_PATH/loader/system lookups
+            steps = importlib.import_module("cuda.pathfinder._headers.find_nvidia_headers")
+            found = steps.run_find_steps(
+                steps.HEADER_DESCRIPTORS[libname], tuple(getattr(steps, name) for name in _PATHFINDER_STEPS)
+            )
+        except (ImportError, AttributeError, KeyError):  # another cuda-pathfinder layout: its public lookup
+            locate = pathfinder.locate_nvidia_header_directory
+            found = getattr(locate, "__wrapped__", locate)(libname)  # uncached where it memoises
+            if found is not None and found.found_via not in _PATHFINDER_OWN:
+                return None, (
+                    f"found {found.abs_path} via {found.found_via}, a toolkit lookup that cuda-coop makes "
+                    "itself, in the page's order, below"
+                )
+    except (RuntimeError, OSError, AttributeError) as exc:  # e.g. an unknown libname, or an old version
         return None, f"failed: {type(exc).__name__}: {exc}"
-    return path, "found" if path else "found nothing"
+    if found is None or not found.abs_path:
+        return None, "found no NVIDIA wheel or conda CUDA headers"
+    return found.abs_path, found.found_via
 
 
 _Candidate = tuple[str, str, Path | None, Path | None]
 """(label for the error, origin or why-none, directory or None, conda prefix)."""
 
 
+def _path_candidate(name: str) -> tuple[Path | None, str]:
+    """``(value, "")`` of a path variable, ``(None, "not set")``, or ``(None, why it is unusable)``.
+
+    "Absolute" is the running system's rule; the ``platform`` seam only picks layouts and fallbacks.
+    """
+    try:
+        value = _env.path(name)
+    except ConfigurationError as exc:
+        return None, str(exc)
+    return value, "" if value is not None else "not set"
+
+
 def _conda_candidates(platform: str | None) -> list[_Candidate]:
-    value = _env.get("CONDA_PREFIX")
-    if not value:
-        return [("CONDA_PREFIX", "not set", None, None)]
-    prefix = Path(value)
-    found: list[_Candidate] = [
-        (f"CONDA_PREFIX={value}", ORIGIN_CONDA, p, prefix) for p in conda_include(prefix, platform=platform)
-    ]
-    return found or [(f"CONDA_PREFIX={value}", f"no CUDA headers ({_MARKER}) in its conda layout", None, None)]
+    prefix, why = _path_candidate("CONDA_PREFIX")
+    if prefix is None:
+        return [("CONDA_PREFIX", why, None, None)]
+    label = f"CONDA_PREFIX={prefix}"
+    found: list[_Candidate] = [(label, ORIGIN_CONDA, p, prefix) for p in conda_include(prefix, platform=platform)]
+    return found or [(label, f"no CUDA headers ({_MARKER}) in its conda layout", None, None)]
 
 
 def _pathfinder_candidates(find: HeaderFinder) -> list[_Candidate]:
@@ -137,8 +169,8 @@ def _pathfinder_candidates(find: HeaderFinder) -> list[_Candidate]:
 def _root_candidates() -> list[_Candidate]:
     out: list[_Candidate] = []
     for name in _ROOT_VARIABLES:
-        value = _env.get(name)
-        out.append((f"{name}={value}", name, Path(value) / "include", None) if value else (name, "not set", None, None))
+        root, why = _path_candidate(name)
+        out.append((f"{name}={root}", name, root / "include", None) if root else (name, why, None, None))
     return out
 
 
@@ -147,7 +179,7 @@ def _candidates(platform: str | None, find: HeaderFinder) -> Iterator[list[_Cand
     yield _conda_candidates(platform)
     yield _pathfinder_candidates(find)
     yield _root_candidates()
-    if not _is_windows(platform):
+    if not _env.is_windows(platform):
         yield [("/usr/local/cuda", "/usr/local/cuda", _POSIX_FALLBACK, None)]
 
 
