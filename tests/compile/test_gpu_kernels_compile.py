@@ -14,7 +14,7 @@ pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.gpu import test_block_matrix, test_operator_matrix, test_refusals, test_warp_matrix
+from tests.gpu import _sanitizer_kernels, test_block_matrix, test_operator_matrix, test_refusals, test_warp_matrix
 from tests.gpu._data import DTYPES
 
 
@@ -85,3 +85,41 @@ def test_refusal_kernels_compile_where_allowed() -> None:
     """On a 64-thread block the same kernels compile: only the block shape was refused."""
     for r in {(r.primitive, r.value): r for r in test_refusals.REFUSALS}.values():
         assert compile_kernel(test_refusals.make_kernel(r), test_refusals.signature(), block=64).cubin, r.id
+
+
+@pytest.mark.parametrize("block", _sanitizer_kernels.BLOCKS, ids=str)
+def test_sanitizer_kernels_compile(block) -> None:
+    from numba_cuda_mlir.numba_cuda import types
+
+    i32 = types.int32[::1]
+    *kernels, _width = _sanitizer_kernels._kernels(block[0] * block[1] * block[2])
+    signatures = ((i32, i32, i32, types.int64), (i32, i32), (i32, i32, i32), (i32, i32), (i32, i32))
+    for kernel, sig in zip(kernels, signatures, strict=True):
+        assert compile_kernel(kernel, sig, block=block, grid=2).cubin
+
+
+def test_checks_catch_truncation_and_signedness() -> None:
+    """The GPU tier's comparisons fail on the mistakes its inputs are drawn to expose."""
+    import numpy as np
+
+    from tests.gpu._data import abs_terms, assert_matches, random_values, reduce_ref, scan_ref
+
+    rng = np.random.default_rng(0)
+    x64 = random_values(rng, "uint64", 256)
+    assert (x64 > 2**32).mean() > 0.9 and (x64 > 2**63).mean() > 0.3
+    i32 = random_values(rng, "int32", 256)
+    assert (i32 < 0).mean() > 0.3
+    total = reduce_ref("+", x64.reshape(4, 64))
+    with pytest.raises(AssertionError):  # a 32-bit truncation
+        assert_matches(total & np.uint64(0xFFFFFFFF), total, "+", None, 1, "truncated")
+    with pytest.raises(AssertionError):  # a signed/unsigned slip in max
+        signed_max = reduce_ref("max", i32.view(np.uint32).reshape(4, 64)).view(np.int32)
+        assert_matches(signed_max, reduce_ref("max", i32.reshape(4, 64)), "max", None, 1, "signedness")
+    f = random_values(rng, "float64", 1024).reshape(4, 256)
+    exact = scan_ref("+", f)
+    assert_matches(exact.astype(np.float64), exact, "+", abs_terms("+", f, scan=True), 12, "exact")
+    with pytest.raises(AssertionError):  # computed in float32
+        assert_matches(exact.astype(np.float32).astype(np.float64), exact, "+", abs_terms("+", f, scan=True), 12, "f32")
+    with pytest.raises(AssertionError):  # one item dropped
+        dropped = scan_ref("+", f[:, 1:])
+        assert_matches(dropped, exact[:, 1:], "+", abs_terms("+", f[:, 1:], scan=True), 12, "dropped")
