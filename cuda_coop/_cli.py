@@ -91,6 +91,7 @@ def _toolkit_sections(problems: list[str]) -> tuple[dict[str, Any] | None, dict[
         "nvjitlink": _lib(tk.nvjitlink),
         "compatible": True,
         "identity": tk.identity,
+        "notes": list(tk.notes),
     }
     return headers, toolkit
 
@@ -137,7 +138,9 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
         for label, key in (("NVRTC", "nvrtc"), ("nvrtc-builtins", "nvrtc_builtins"), ("nvJitLink", "nvjitlink")):
             lib = toolkit[key]
             print(row(label, f"{lib['version']:<6} {lib['path']} ({lib['origin']})"))
-        print(row("compatibility", "OK: one CUDA toolkit"))
+        print(row("compatibility", "OK: builtins = NVRTC, nvJitLink >= NVRTC, headers <= NVRTC, one major"))
+        for i, note in enumerate(toolkit["notes"]):
+            print(row("where" if i == 0 else "", note))
         print(row("identity", toolkit["identity"]))
     elif toolkit is not None:
         print("Toolkit libraries")

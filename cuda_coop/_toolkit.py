@@ -9,10 +9,18 @@ process. nvrtc-builtins is the file NVRTC loads itself: ``libnvrtc-builtins.so.<
 (``nvrtc-builtins64_<major><minor>.dll``) beside NVRTC.
 
 Versions: ``nvrtcVersion`` and ``nvJitLinkVersion`` through cuda.bindings; nvrtc-builtins from its
-file name. Compatibility (DESIGN.md §6): one CUDA major for the headers, NVRTC, nvrtc-builtins and
-nvJitLink; nvrtc-builtins exactly NVRTC's version; nvJitLink not older than NVRTC; in a conda
-environment, every one of them from that environment. A mix is :class:`ToolkitMismatchError`
-naming each path and version.
+file name. Compatibility is decided by versions, from what each piece needs:
+
+- nvrtc-builtins is exactly NVRTC's version (NVRTC loads the builtins of its own version only);
+- nvJitLink has NVRTC's major and is not older than NVRTC (it links the LTO-IR NVRTC emits, and an
+  older linker cannot read a newer compiler's LTO-IR; LTO-IR does not cross majors);
+- the CUDA headers have NVRTC's major and are not newer than NVRTC (NVRTC compiles them: headers of a
+  newer minor may use what this NVRTC does not know).
+
+Where the pieces live is not part of the rule: it is reported (each :class:`Library` has its path and
+origin, and :attr:`Toolkit.notes` says when a library is not the conda environment's copy), never an
+error by itself, inside a conda environment too. A mix that breaks the rule is
+:class:`ToolkitMismatchError` naming each path and version.
 
 Module state: the libraries preloaded from a conda environment (a process cannot unload them);
 :func:`_reset_for_tests` forgets the memo, not the loaded libraries.
@@ -21,17 +29,18 @@ Module state: the libraries preloaded from a conda environment (a process cannot
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import hashlib
 import importlib
 import os
 import re
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from . import _env
 from ._cuda_headers import ORIGIN_CONDA, CudaInclude, resolve_cuda_include
 from .errors import ToolkitMismatchError, ToolkitNotFoundError
 
@@ -67,6 +76,8 @@ class Toolkit:
     nvrtc_builtins: Library
     nvjitlink: Library
     cuda_include: CudaInclude
+    notes: tuple[str, ...] = ()
+    """Where pieces come from, where that is worth saying (e.g. outside the active conda environment)."""
 
     @property
     def identity(self) -> str:
@@ -142,10 +153,6 @@ class _ProcessBackend:
             ) from None
 
 
-def _is_windows(platform: str | None) -> bool:
-    return (platform or sys.platform) == "win32"
-
-
 def _conda_lib_dirs(prefix: Path, windows: bool) -> list[Path]:
     if windows:
         return [prefix / "Library" / "bin"]
@@ -196,11 +203,16 @@ def _fmt(version: tuple[int, int]) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def _problems(tk: Toolkit, conda: Path | None, strays: Iterable[str]) -> list[str]:
+def _problems(tk: Toolkit) -> list[str]:
+    """What breaks the compatibility rule (see the module docstring); empty when nothing does."""
     nvrtc, builtins, link, inc = tk.nvrtc, tk.nvrtc_builtins, tk.nvjitlink, tk.cuda_include
-    problems = list(strays)
-    if nvrtc.version[0] != inc.cuda_version[0]:
+    problems = []
+    if inc.cuda_version[0] != nvrtc.version[0]:
         problems.append(f"NVRTC {_fmt(nvrtc.version)} and the CUDA {_fmt(inc.cuda_version)} headers differ in major")
+    elif inc.cuda_version > nvrtc.version:
+        problems.append(
+            f"the CUDA {_fmt(inc.cuda_version)} headers are newer than NVRTC {_fmt(nvrtc.version)}, which compiles them"
+        )
     if builtins.version != nvrtc.version:
         problems.append(f"nvrtc-builtins {_fmt(builtins.version)} is not NVRTC {_fmt(nvrtc.version)}'s")
     if link.version[0] != nvrtc.version[0]:
@@ -209,14 +221,21 @@ def _problems(tk: Toolkit, conda: Path | None, strays: Iterable[str]) -> list[st
         problems.append(
             f"nvJitLink {_fmt(link.version)} is older than NVRTC {_fmt(nvrtc.version)} and cannot link its LTO-IR"
         )
-    if conda is not None:
-        for label, lib in (("NVRTC", nvrtc), ("nvrtc-builtins", builtins), ("nvJitLink", link)):
-            if not _under(lib.path, conda):
-                problems.append(f"{label} {lib.path} is not from the conda environment {conda}")
     return problems
 
 
+def _notes(tk: Toolkit, conda: Path | None, strays: list[str]) -> tuple[str, ...]:
+    """Where the libraries come from, relative to an active conda environment (information only)."""
+    notes = list(strays)
+    if conda is not None:
+        for label, lib in (("NVRTC", tk.nvrtc), ("nvrtc-builtins", tk.nvrtc_builtins), ("nvJitLink", tk.nvjitlink)):
+            if not _under(lib.path, conda):
+                notes.append(f"{label} {lib.path} is not from the conda environment {conda}")
+    return tuple(notes)
+
+
 def _mismatch(tk: Toolkit, conda: Path | None, problems: list[str]) -> ToolkitMismatchError:
+    """The error for a rule broken: every piece with its version and place, the problems, the fix."""
     inc = tk.cuda_include
     rows = [
         ("CUDA headers", inc.cuda_version, f"{inc.path} ({inc.origin})"),
@@ -232,14 +251,19 @@ def _mismatch(tk: Toolkit, conda: Path | None, problems: list[str]) -> ToolkitMi
         )
     else:
         fix = (
-            f"install NVRTC, nvJitLink and the CUDA headers of one major (pip install "
-            f"'cuda-coop[numba-cuda-mlir-cu{tk.nvrtc.version[0]}]'), or set CUDA_PATH to a toolkit of NVRTC's major"
+            f"install NVRTC, nvJitLink and the CUDA headers of one release (pip install "
+            f"'cuda-coop[numba-cuda-mlir-cu{major}]'), or set CUDA_PATH to a toolkit whose headers are not newer "
+            "than NVRTC"
         )
     lines = [
         "the CUDA headers and toolkit libraries do not form one compatible toolkit:",
         *(f"  {label:<15} {_fmt(version):<6} {where}" for label, version, where in rows),
         "problems:",
         *(f"  - {p}" for p in problems),
+        *(["where the pieces come from (not an error by itself):"] if tk.notes else []),
+        *(f"  - {n}" for n in tk.notes),
+        "the rule: nvrtc-builtins is NVRTC's exact version; nvJitLink has NVRTC's major and is not older; "
+        "the CUDA headers have NVRTC's major and are not newer",
         f"fix: {fix}",
     ]
     return ToolkitMismatchError("\n".join(lines))
@@ -271,7 +295,7 @@ def resolve_toolkit(
     ToolkitMismatchError
         They and the CUDA headers do not form one compatible toolkit.
     """
-    windows = _is_windows(platform)
+    windows = _env.is_windows(platform)
     backend = backend or _ProcessBackend()
     include = cuda_include or resolve_cuda_include(platform=platform)
     conda = include.conda_prefix if include.origin == ORIGIN_CONDA else None
@@ -294,7 +318,8 @@ def resolve_toolkit(
     tk = Toolkit(
         nvrtc=nvrtc, nvrtc_builtins=_builtins(nvrtc, windows), nvjitlink=libs[_NVJITLINK], cuda_include=include
     )
-    if problems := _problems(tk, conda, strays):
+    tk = dataclasses.replace(tk, notes=_notes(tk, conda, strays))
+    if problems := _problems(tk):
         raise _mismatch(tk, conda, problems)
     return tk
 

@@ -45,7 +45,7 @@ def _wheel_files() -> tuple[Path, list[Path]]:
     pytest.skip("needs the NVIDIA wheels of the numba-cuda-mlir extra (nvidia-cuda-runtime, -nvrtc, nvjitlink)")
 
 
-def make_prefix(prefix: Path, cuda_version: int | None = None) -> Path:
+def make_prefix(prefix: Path, cuda_version: int | None = None, *, libraries: bool = True) -> Path:
     target = TARGETS.get(platform.machine())
     if target is None:
         pytest.skip(f"no conda target name known for {platform.machine()}")
@@ -53,7 +53,7 @@ def make_prefix(prefix: Path, cuda_version: int | None = None) -> Path:
     dest = prefix / "targets" / target / "include"
     shutil.copytree(include, dest)
     (prefix / "lib").mkdir(parents=True)
-    for lib in libs:
+    for lib in libs if libraries else []:
         shutil.copy2(lib, prefix / "lib" / lib.name)
     if cuda_version is not None:
         for name, macro in (("cuda.h", "CUDA_VERSION"), ("cuda_runtime_api.h", "CUDART_VERSION")):
@@ -124,3 +124,42 @@ def test_headers_of_another_major_are_a_mismatch(tmp_path: Path) -> None:
     assert re.search(rf"NVRTC\s+{major}\.\d+\s+" + re.escape(str(prefix / "lib" / nvrtc_name)), err), err
     assert re.search(rf"nvJitLink\s+{major}\.\d+\s+" + re.escape(str(prefix / "lib")), err), err
     assert "differ in major" in err and "fix: " in err and "conda install" in err
+
+
+def _nvrtc_version() -> tuple[int, int]:
+    nvrtc = _wheel_files()[1][1].name  # libnvrtc-builtins.so.<major>.<minor>
+    major, minor = nvrtc.rsplit(".", 2)[-2:]
+    return int(major), int(minor)
+
+
+def test_headers_newer_than_nvrtc_are_a_mismatch(tmp_path: Path) -> None:
+    major, minor = _nvrtc_version()
+    prefix = make_prefix(tmp_path / "env", cuda_version=major * 1000 + (minor + 1) * 10)
+    done = run("from cuda.coop._cli import main; raise SystemExit(main([]))", prefix)
+    assert done.returncode == 1
+    assert f"the CUDA {major}.{minor + 1} headers are newer than NVRTC {major}.{minor}" in done.stderr, done.stderr
+
+
+def test_headers_older_than_nvrtc_compile(tmp_path: Path) -> None:
+    major, _ = _nvrtc_version()
+    prefix = make_prefix(tmp_path / "env", cuda_version=major * 1000)
+    done = run(COMPILE_AND_REPORT, prefix)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["compiled"]
+
+
+def test_libraries_from_outside_the_conda_environment_are_reported_not_refused(tmp_path: Path) -> None:
+    """Conda headers of NVRTC's exact version, NVRTC and nvJitLink from the wheels: compatible."""
+    prefix = make_prefix(tmp_path / "env", libraries=False)
+    done = run(COMPILE_AND_REPORT, prefix)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["compiled"] and got["include_origin"] == "conda environment"
+    assert not Path(got["nvrtc"]).is_relative_to(prefix) and got["nvrtc_origin"].startswith("cuda-pathfinder")
+    report = run("from cuda.coop._cli import main; raise SystemExit(main(['--json']))", prefix)
+    assert report.returncode == 0, report.stderr
+    toolkit = json.loads(report.stdout)["toolkit"]
+    assert toolkit["compatible"] is True
+    assert any(f"is not from the conda environment {prefix}" in note for note in toolkit["notes"])
+    text = run("from cuda.coop._cli import main; raise SystemExit(main([]))", prefix)
+    assert "not from the conda environment" in text.stdout, text.stdout

@@ -90,6 +90,18 @@ def test_headers_of_another_major(tmp_path: Path) -> None:
     assert "NVRTC 13.5 and the CUDA 12.8 headers differ in major" in message
 
 
+def test_headers_newer_than_nvrtc(tmp_path: Path) -> None:
+    message = _mismatch(tmp_path, headers=(13, 9))
+    assert "the CUDA 13.9 headers are newer than NVRTC 13.5" in message
+
+
+@pytest.mark.parametrize("headers", [(13, 0), (13, 5)])
+def test_headers_not_newer_than_nvrtc_are_fine(tmp_path: Path, headers: tuple[int, int]) -> None:
+    paths = wheel_libs(tmp_path)
+    tk = resolve_toolkit(platform="linux", backend=backend(paths), cuda_include=include(tmp_path, headers))
+    assert tk.cuda_include.cuda_version == headers
+
+
 def test_older_nvjitlink(tmp_path: Path) -> None:
     assert "nvJitLink 13.0 is older than NVRTC 13.5" in _mismatch(tmp_path, link=(13, 0))
 
@@ -183,30 +195,41 @@ def test_conda_libraries_in_targets_dir(tmp_path: Path) -> None:
     assert tk.nvrtc.path == lib / "libnvrtc.so.13"
 
 
-def test_conda_library_already_bound_elsewhere(tmp_path: Path) -> None:
+def test_conda_library_already_bound_elsewhere_is_reported_not_refused(tmp_path: Path) -> None:
     prefix = tmp_path / "env"
     inc = conda_env(prefix)
     wheels = wheel_libs(tmp_path / "wheels")
     fake = backend(wheels)
     fake.preload_wins = False  # something loaded the wheel's copy before cuda.coop could choose
-    with pytest.raises(ToolkitMismatchError) as info:
-        resolve_toolkit(platform="linux", backend=fake, cuda_include=inc)
-    message = str(info.value)
+    tk = resolve_toolkit(platform="linux", backend=fake, cuda_include=inc)
     conda_nvrtc = prefix / "lib" / "libnvrtc.so.13"
-    assert f"NVRTC in use is {wheels['nvrtc']}, not the conda environment's {conda_nvrtc}" in message
-    assert f"is not from the conda environment {prefix}" in message
-    assert "conda install" in message
+    assert tk.nvrtc.path == wheels["nvrtc"]
+    assert f"NVRTC in use is {wheels['nvrtc']}, not the conda environment's {conda_nvrtc}" in tk.notes[0]
+    assert any(f"is not from the conda environment {prefix}" in note for note in tk.notes)
 
 
-def test_conda_without_libraries_uses_pathfinder_but_must_stay_inside(tmp_path: Path) -> None:
+def test_conda_without_libraries_may_use_libraries_from_elsewhere(tmp_path: Path) -> None:
     prefix = tmp_path / "env"
     inc = include(prefix / "targets" / "x86_64-linux" / "include", conda=prefix)
     inside = wheel_libs(prefix / "lib" / "python3.11" / "site-packages")
     tk = resolve_toolkit(platform="linux", backend=backend(inside), cuda_include=inc)
-    assert tk.nvrtc.path == inside["nvrtc"]
+    assert tk.nvrtc.path == inside["nvrtc"] and tk.notes == ()
     outside = wheel_libs(tmp_path / "elsewhere")
-    with pytest.raises(ToolkitMismatchError, match=r"NVRTC .* is not from the conda environment"):
+    tk = resolve_toolkit(platform="linux", backend=backend(outside), cuda_include=inc)
+    assert tk.nvrtc.path == outside["nvrtc"]
+    assert [n.split(" ", 1)[0] for n in tk.notes] == ["NVRTC", "nvrtc-builtins", "nvJitLink"]
+
+
+def test_conda_rule_is_the_version_rule(tmp_path: Path) -> None:
+    """Inside conda, a version mix is still an error, and says where each piece comes from."""
+    prefix = tmp_path / "env"
+    inc = include(prefix / "targets" / "x86_64-linux" / "include", (13, 9), conda=prefix)
+    outside = wheel_libs(tmp_path / "elsewhere")
+    with pytest.raises(ToolkitMismatchError) as info:
         resolve_toolkit(platform="linux", backend=backend(outside), cuda_include=inc)
+    message = str(info.value)
+    assert "the CUDA 13.9 headers are newer than NVRTC 13.5" in message
+    assert "not an error by itself" in message and "is not from the conda environment" in message
 
 
 def test_conda_windows_layout(tmp_path: Path) -> None:
