@@ -123,3 +123,14 @@ def test_checks_catch_truncation_and_signedness() -> None:
     with pytest.raises(AssertionError):  # one item dropped
         dropped = scan_ref("+", f[:, 1:])
         assert_matches(dropped, exact[:, 1:], "+", abs_terms("+", f[:, 1:], scan=True), 12, "dropped")
+
+
+@pytest.mark.parametrize("big_type", ["int64", "uint64"])
+def test_counts_kernel_compiles(big_type: str) -> None:
+    from numba_cuda_mlir.numba_cuda import types
+
+    from tests.gpu import test_counts
+
+    s = types.uint64
+    sig = (s[::1], getattr(types, big_type), s, s[::1], s[::1], s[::1])
+    assert compile_kernel(test_counts.make_kernel("uint64", 64), sig, block=64, grid=2).cubin

@@ -10,8 +10,6 @@ hazards under ``compute-sanitizer --tool racecheck``. Results are checked agains
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import pytest
 
@@ -101,13 +99,13 @@ def _requests() -> list[Request]:
         Request("block_reduce", "sum", "array", algorithm="raking", **arr),
         Request("block_scan", "exclusive_sum", "array_aggregate", algorithm="warp_scans", **arr),
         Request(
-            "block_scan", "inclusive_sum", "scalar_prefix", dtype="int32", prefix_callback=UserCallback("running_total")
+            "block_scan", "inclusive_sum", "scalar_prefix", dtype="int32", prefix_op=UserCallback("running_total")
         ),
         Request("block_store", "store", "full", algorithm="warp_transpose", **arr),
         Request("warp_reduce", "sum", "scalar", dtype="int32"),
-        Request("warp_scan", "inclusive_sum", "scalar", dtype="int32", logical_warp_threads=16),
+        Request("warp_scan", "inclusive_sum", "scalar", dtype="int32", threads=16),
         Request(
-            "warp_reduce", "reduce", "scalar", dtype=user_type(8, 4), logical_warp_threads=8, op=UserOp("pair_add")
+            "warp_reduce", "reduce", "scalar", dtype=user_type(8, 4), threads=8, op=UserOp("pair_add")
         ),
         Request("block_reduce", "sum", "scalar", dtype="float16"),
         Request("block_reduce", "reduce", "array", op=UserOp("my_max"), **arr),
@@ -160,9 +158,17 @@ def _expected(x: np.ndarray, pairs: np.ndarray, h: np.ndarray, threads: int, blo
     }
 
 
+def _pointer(array) -> np.uint64:
+    """A device array's address, as cuda.core passes a pointer argument (by value)."""
+    return np.uint64(array.__cuda_array_interface__["data"][0])
+
+
 @pytest.mark.parametrize("block", [(128, 1, 1), (16, 8, 1), (8, 4, 4)], ids=str)
 def test_provider_kernel_on_the_gpu(block: tuple[int, int, int]) -> None:
-    cp = pytest.importorskip("cupy")
+    """Loaded and launched through cuda.core (the extra's), with numba-cuda-mlir's device arrays: no CuPy."""
+    from cuda.core import Device, LaunchConfig, ObjectCode, launch
+    from numba_cuda_mlir import cuda
+
     threads, blocks = block[0] * block[1] * block[2], 20
     rng = np.random.default_rng(sum(block))
     n = blocks * TILES * threads
@@ -173,45 +179,31 @@ def test_provider_kernel_on_the_gpu(block: tuple[int, int, int]) -> None:
     pairs["b"] = rng.integers(-(10**6), 10**6, n)
     h = rng.uniform(-1, 1, n).astype(np.float16)
 
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-        f.write(build(block))
-        f.flush()
-        module = cp.RawModule(path=f.name)
-        kernel = module.get_function("k")
-        d = {
-            name: cp.full(size, -7, dtype)
-            for name, size, dtype in (
-                ("exsum", n * IPT, cp.int32),
-                ("sums", blocks * TILES, cp.int32),
-                ("aggs", blocks * TILES, cp.int32),
-                ("prefix", n, cp.int32),
-                ("wsum", n // 32, cp.int32),
-                ("wscan", n, cp.int32),
-                ("wpairs", (n // 8) * 2, cp.int32),
-                ("hsum", blocks * TILES, cp.float32),
-                ("maxes", blocks * TILES, cp.int32),
-            )
-        }
-        kernel(
-            (blocks,),
-            block,
-            (
-                cp.asarray(x),
-                d["exsum"],
-                d["sums"],
-                d["aggs"],
-                d["prefix"],
-                d["wsum"],
-                d["wscan"],
-                cp.asarray(pairs.view(np.int32)),
-                d["wpairs"],
-                cp.asarray(h),
-                d["hsum"],
-                d["maxes"],
-            ),
+    device = Device()
+    device.set_current()
+    kernel = ObjectCode.from_cubin(build(block)).get_kernel("k")
+    d = {
+        name: cuda.to_device(np.full(size, -7, dtype))
+        for name, size, dtype in (
+            ("exsum", n * IPT, np.int32),
+            ("sums", blocks * TILES, np.int32),
+            ("aggs", blocks * TILES, np.int32),
+            ("prefix", n, np.int32),
+            ("wsum", n // 32, np.int32),
+            ("wscan", n, np.int32),
+            ("wpairs", (n // 8) * 2, np.int32),
+            ("hsum", blocks * TILES, np.float32),
+            ("maxes", blocks * TILES, np.int32),
         )
-        cp.cuda.runtime.deviceSynchronize()
-    got = {k: cp.asnumpy(v) for k, v in d.items()}
+    }
+    inputs = {"x": cuda.to_device(x), "pairs": cuda.to_device(pairs.view(np.int32)), "h": cuda.to_device(h)}
+    order = ("x", "exsum", "sums", "aggs", "prefix", "wsum", "wscan", "pairs", "wpairs", "h", "hsum", "maxes")
+    arrays = {**inputs, **d}
+    cuda.synchronize()  # the copies above are done before cuda.core's stream runs the kernel
+    stream = device.create_stream()
+    launch(stream, LaunchConfig(grid=blocks, block=block), kernel, *(_pointer(arrays[k]) for k in order))
+    stream.sync()
+    got = {k: v.copy_to_host() for k, v in d.items()}
     want = _expected(x, pairs, h, threads, blocks)
     for name in ("exsum", "sums", "aggs", "prefix", "wsum", "wscan", "maxes"):
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
