@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 import subprocess
 import tempfile
@@ -48,7 +49,9 @@ class CompiledKernel:
         """PTX after link-time optimisation (wrappers inlined)."""
         from numba_cuda_mlir.mlir_optimization import get_lto_ptx
 
-        return str(get_lto_ptx(self._result.cres if hasattr(self._result, "cres") else self._result))
+        ptx = get_lto_ptx(self._result.cres if hasattr(self._result, "cres") else self._result)
+        text = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+        return text.rstrip("\0")  # the toolchain's C string ends in NUL
 
     def sass(self) -> str:
         """SASS of the linked cubin (nvdisasm from the NVIDIA wheels)."""
@@ -63,11 +66,47 @@ class CompiledKernel:
         return usage
 
 
-def _dims(value: int | tuple[int, ...], what: str) -> tuple[int, int, int]:
-    dims = (value,) if isinstance(value, int) else tuple(value)
-    if not 1 <= len(dims) <= 3 or any(not isinstance(d, int) or d < 1 for d in dims):
-        raise UsageError(f"{what}={value!r}: give 1 to 3 positive integers, e.g. 256 or (16, 8)")
-    return (*dims, *(1,) * (3 - len(dims)))  # type: ignore[return-value]
+def _dims(value: object, what: str) -> tuple[int, int, int]:
+    """1 to 3 positive integers (Python or NumPy integers) as a 3-tuple padded with 1."""
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    dims: list[int] = []
+    for d in items:
+        try:
+            if isinstance(d, bool):
+                raise TypeError
+            dims.append(operator.index(d))  # int, NumPy integers; not floats, bools or arrays
+        except TypeError:
+            dims = []
+            break
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise UsageError(
+            f"compile_kernel({what}={value!r}): give 1 to 3 positive integers (Python or NumPy), e.g. 256 or (16, 8)"
+        )
+    x, y, z = [*dims, 1, 1][:3]
+    return x, y, z
+
+
+_ARCH = re.compile(r"sm_(\d+)(\d)([af]?)")
+
+
+def _arch(arch: object) -> tuple[str, tuple[int, int]]:
+    """``("sm_90a", (9, 0))`` from ``"sm_90a"``; a UsageError for anything else."""
+    match = _ARCH.fullmatch(arch.strip().lower()) if isinstance(arch, str) else None
+    if match is None or int(match[1]) < 1:
+        raise UsageError(
+            f"compile_kernel(arch={arch!r}): expected 'sm_<major><minor>' with an optional 'a' or 'f' "
+            "(architecture- or family-specific), e.g. 'sm_90', 'sm_90a', 'sm_100a'"
+        )
+    return f"sm_{match[1]}{match[2]}{match[3]}", (int(match[1]), int(match[2]))
+
+
+def _check_kernel(kernel: object) -> None:
+    if not (hasattr(kernel, "py_func") and hasattr(kernel, "_compile_launch_config_signature")):
+        kind = "a plain Python function" if callable(kernel) else f"a {type(kernel).__name__}"
+        raise UsageError(
+            f"compile_kernel(kernel={kernel!r}): got {kind}; pass a kernel decorated with "
+            "@numba_cuda_mlir.cuda.jit (the dispatcher, not the undecorated function)"
+        )
 
 
 def compile_kernel(
@@ -80,6 +119,9 @@ def compile_kernel(
 ) -> CompiledKernel:
     """Compile a ``numba_cuda_mlir.cuda.jit`` kernel as launched with ``grid`` x ``block``, without a GPU.
 
+    Thread-safe: the assumed compute capability is per thread, so concurrent calls for different
+    arches (and kernels launched by other threads meanwhile) each get their own target.
+
     Parameters
     ----------
     kernel:
@@ -87,14 +129,20 @@ def compile_kernel(
     signature:
         Its argument types, e.g. ``(float32[::1], float32[::1])``.
     block, grid:
-        The launch shape; the block shape specialises every cuda-coop primitive in the kernel.
+        The launch shape (Python or NumPy integers); the block shape specialises every cuda-coop
+        primitive in the kernel.
     arch:
-        ``"sm_XY"``: the GPU architecture to compile for.
+        ``"sm_XY"``, optionally with ``a`` (arch-specific, e.g. ``"sm_90a"``) or ``f`` (family): the
+        GPU architecture to compile for.
+
+    Raises
+    ------
+    UsageError
+        ``kernel`` is not a numba-cuda-mlir kernel, or ``block``, ``grid`` or ``arch`` is malformed.
     """
-    match = re.fullmatch(r"sm_(\d+)(\d)", arch)
-    if match is None:
-        raise UsageError(f"arch={arch!r}: expected 'sm_<major><minor>', e.g. 'sm_90'")
+    _check_kernel(kernel)
+    chip, cc = _arch(arch)
     block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
-    with _seams.assumed_compute_capability((int(match[1]), int(match[2]))):
-        result = _seams.compile_for_launch(kernel, signature, block3, grid3)
-    return CompiledKernel(cubin=bytes(result.metadata["cubin"]), arch=arch, block=block3, _result=result)
+    with _seams.assumed_compute_capability(cc):
+        result = _seams.compile_for_launch(kernel, signature, block3, grid3, chip=chip)
+    return CompiledKernel(cubin=bytes(result.metadata["cubin"]), arch=chip, block=block3, _result=result)

@@ -7,7 +7,7 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
 - ``cudadrv.linkable_code.LTOIR``: the link plan compiles the kernel itself to LTO-IR only when
   a link item's class is *named* ``LTOIR``; our per-kernel provider subclasses it and produces
   its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
-- ``tools._cached_cc``: the compute capability assumed when no GPU is present.
+- ``tools.get_gpu_compute_capability``: wrapped to answer a per-thread assumed compute capability.
 - ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
 - ``MLIRDispatcher.enable_caching`` is wrapped to warn once that ``cache=True`` has no effect
   while a planner is registered (numba-cuda-mlir 0.5.x skips its disk cache then).
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -112,24 +113,58 @@ def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str
     return bytes(ltoir)
 
 
+_ASSUMED_CC = threading.local()
+
+
+@functools.cache
+def _route_compute_capability_queries() -> None:
+    """Make numba-cuda-mlir's ``get_gpu_compute_capability`` answer a per-thread override first (once).
+
+    numba-cuda-mlir 0.5.x reads the compute capability from ``tools.get_gpu_compute_capability`` (a
+    process-wide ``_cached_cc``); ``linker`` and ``runtime`` bound the function at import. Setting
+    ``_cached_cc`` for one compile changed every thread's target (a cubin asked for sm_80 held sm_100
+    code; other threads' launches failed). The function is wrapped in ``tools`` and in every loaded
+    module that bound it, so that an override is seen only by the thread that set it.
+    """
+    module: Any = tools
+    original = module.get_gpu_compute_capability
+
+    def get_gpu_compute_capability(as_type: type = str) -> Any:
+        cc = getattr(_ASSUMED_CC, "cc", None)
+        if cc is None:
+            return original(as_type)
+        return cc if as_type is tuple else f"sm_{cc[0]}{cc[1]}"
+
+    module.get_gpu_compute_capability = get_gpu_compute_capability
+    for name, module in list(sys.modules.items()):
+        if name.startswith("numba_cuda_mlir") and getattr(module, "get_gpu_compute_capability", None) is original:
+            module.get_gpu_compute_capability = get_gpu_compute_capability
+
+
 @contextlib.contextmanager
 def assumed_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
-    """Compile as if the current GPU had compute capability ``cc`` (works without a GPU)."""
-    previous = tools._cached_cc
-    tools._cached_cc = cc
+    """Compile in this thread as if the GPU had compute capability ``cc`` (no GPU needed; other threads unaffected)."""
+    _route_compute_capability_queries()
+    previous = getattr(_ASSUMED_CC, "cc", None)
+    _ASSUMED_CC.cc = cc
     try:
         yield
     finally:
-        tools._cached_cc = previous
+        _ASSUMED_CC.cc = previous
 
 
-def compile_for_launch(dispatcher: Any, signature: Any, block: tuple[int, int, int], grid: tuple[int, int, int]) -> Any:
+def compile_for_launch(
+    dispatcher: Any, signature: Any, block: tuple[int, int, int], grid: tuple[int, int, int], chip: str | None = None
+) -> Any:
     """Compile a kernel for ``signature`` as launched with ``grid`` x ``block``, without launching.
 
     Uses a fresh dispatcher for the same function, so the user's dispatcher (whose launch
-    overloads are not keyed by arch) is left untouched.
+    overloads are not keyed by arch) is left untouched. ``chip`` (e.g. ``"sm_90a"``) sets the target.
     """
-    fresh = type(dispatcher)(dispatcher.py_func, targetoptions=dict(dispatcher.targetoptions))
+    options = dict(dispatcher.targetoptions)
+    if chip is not None:
+        options["chip"] = chip
+    fresh = type(dispatcher)(dispatcher.py_func, targetoptions=options)
     key = (("grid", tuple(grid)), ("block", tuple(block)), ("sharedmem", 0), ("cluster", None))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Persistent disk cache is disabled for launch-config")
