@@ -10,15 +10,32 @@
 #   dirty or unverifiable worktree still records "unknown".
 # - An installed CCCL has no worktree: it records the token if one is given, else "unknown".
 
-set(_CUDA_COOP_REVISION_REGEX "^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+set(_CUDA_COOP_REVISION_MAX_LENGTH 255)
 
+# Any Git-style revision or ref name is accepted (a commit, v3.6.0, release/3.6, main@{u}, ...); only
+# what cannot be recorded as one token is refused: whitespace (it cannot be empty or contain any),
+# control characters, and more than _CUDA_COOP_REVISION_MAX_LENGTH characters.
 function(_cuda_coop_validate_revision_token token)
   string(LENGTH "${token}" _len)
-  if(NOT token MATCHES "${_CUDA_COOP_REVISION_REGEX}" OR _len GREATER 128)
-    message(FATAL_ERROR "cuda-coop: CUDA_COOP_CCCL_SOURCE_REVISION='${token}' is not a valid revision "
-      "token. Use a Git commit, tag or version: 1 to 128 characters from [A-Za-z0-9._+-], starting "
-      "with a letter or digit (for example 3f1c2ab or v3.6.0).")
+  string(ASCII 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 127 _ctl)
+  set(_why "")
+  if(token MATCHES "[ ${_ctl}]")
+    set(_why "it contains whitespace or a control character")
+  elseif(_len GREATER _CUDA_COOP_REVISION_MAX_LENGTH)
+    set(_why "it is ${_len} characters long (at most ${_CUDA_COOP_REVISION_MAX_LENGTH})")
   endif()
+  if(_why)
+    message(FATAL_ERROR "cuda-coop: CUDA_COOP_CCCL_SOURCE_REVISION='${token}' is not a valid revision "
+      "token: ${_why}. Use a Git revision or ref name as Git prints it (for example 3f1c2ab, v3.6.0 or "
+      "release/3.6), or leave it empty to derive the revision from Git.")
+  endif()
+endfunction()
+
+# The token as a JSON string body (provenance.json is written by configure_file).
+function(_cuda_coop_json_escape value out_var)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  set(${out_var} "${value}" PARENT_SCOPE)
 endfunction()
 
 # Sets <out_state> to CLEAN, DIRTY or UNVERIFIABLE, <out_detail> to the reason, <out_head> to HEAD.
@@ -101,7 +118,9 @@ function(cuda_coop_resolve_revision)
         "recorded as 'unknown').")
     endif()
   endif()
+  _cuda_coop_json_escape("${_rev}" _rev_json)
   set(CUDA_COOP_CCCL_REVISION "${_rev}" PARENT_SCOPE)
+  set(CUDA_COOP_CCCL_REVISION_JSON "${_rev_json}" PARENT_SCOPE)
   set(CUDA_COOP_CCCL_REVISION_NOTE "${_note}" PARENT_SCOPE)
   message(STATUS "cuda-coop: CCCL source revision ${_rev} (${_note})")
 endfunction()
