@@ -8,7 +8,7 @@ is what the DSL integration uses.
 from __future__ import annotations
 
 from ._abi import CParam, ExternFunction, Plan, WrapperSignature, plan
-from ._cache import DiskCache, LayeredCache, MemoryCache, ProviderCache, default_cache
+from ._cache import DiskCache, LayeredCache, MemoryCache, ProviderCache, ProviderCacheWarning, default_cache
 from ._key import KEY_SCHEMA_VERSION, ProviderKey, compile_options, normalize_arch, provider_key
 from ._nvrtc import Compiler, CompileResult, NvrtcCompiler, default_compiler
 from ._provider import Provider
@@ -28,6 +28,7 @@ __all__ = [
     "Plan",
     "Provider",
     "ProviderCache",
+    "ProviderCacheWarning",
     "ProviderKey",
     "Toolchain",
     "WrapperSignature",

@@ -11,11 +11,21 @@ Entry format (all integers little-endian)::
     | SHA-256(payload) | payload (LTO-IR)
 
 A read checks the magic, the format, that the key inside is the key asked for, the length and the
-checksum; any mismatch (truncated, garbage, another key) is a miss, and the entry is removed so the
-recompiled provider replaces it. Writes go to a unique temporary file in the same directory, then
-``os.replace``: readers see a whole entry or none, and concurrent writers of one key each install a
-complete entry (the last one wins). The size is bounded: after a write, least recently used entries
-(by mtime; a hit refreshes it) are removed until the total is under the bound.
+checksum, then the caller's ``validate`` (the provider links the LTO-IR with nvJitLink); any failure
+is a miss, and the entry is removed so the recompiled provider replaces it. The removal is guarded:
+the file is first renamed aside, and if it is not the very file that was read (another process
+replaced it meanwhile) it is linked back, so a fresh entry is never deleted.
+
+Writes go to a unique temporary file in the same directory, are flushed to disk (``fsync``), then
+renamed over the entry (``os.replace``): readers see a whole entry or none, a crash leaves at most a
+temporary file (swept after an hour), and concurrent writers of one key each install a complete entry
+(the last one wins). A directory that cannot be written (read-only, or a file in its place) is
+reported once per process with a :class:`ProviderCacheWarning` naming the directory and the fix.
+
+The size is bounded without walking the directory on every write: the first write of a process
+walks it (removing least recently used entries, by mtime, until the total is under the bound, and
+stale temporary files); later writes add their size to that total and walk again only when it
+exceeds the bound or every :attr:`DiskCache.check_every` writes (other processes write too).
 
 Module state (STYLE 14): ``_STATE`` (settings read at import), :func:`default_cache` (``functools.cache``);
 ``_reset_for_tests`` re-reads the settings.
@@ -30,11 +40,14 @@ import hashlib
 import logging
 import os
 import struct
+import sys
 import tempfile
 import threading
 import time
+import uuid
+import warnings
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +61,7 @@ __all__ = [
     "LayeredCache",
     "MemoryCache",
     "ProviderCache",
+    "ProviderCacheWarning",
     "default_cache",
     "settings",
 ]
@@ -64,13 +78,28 @@ _TAIL = struct.Struct("<Q32s")
 _SUFFIX = ".ltoir"
 _STALE_TMP_SECONDS = 3600
 
+Validate = Callable[[bytes], "str | None"]
+"""Checks bytes read from disk: None when usable, else why not (the entry is then removed)."""
+
+
+class ProviderCacheWarning(UserWarning):
+    """The persistent provider cache is enabled but its directory cannot be used."""
+
 
 class ProviderCache(abc.ABC):
     """Maps a provider key digest to LTO-IR bytes."""
 
     @abc.abstractmethod
-    def get(self, key: str) -> bytes | None:
-        """The bytes stored under ``key``, or None (missing or invalid)."""
+    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
+        """The bytes stored under ``key``, or None (missing or invalid).
+
+        ``validate`` checks bytes that come from outside this process (the disk cache); a failed
+        check is a miss and removes the entry.
+        """
+
+    @abc.abstractmethod
+    def discard(self, key: str) -> None:
+        """Remove ``key`` if present."""
 
     @abc.abstractmethod
     def put(self, key: str, data: bytes) -> None:
@@ -90,12 +119,17 @@ class MemoryCache(ProviderCache):
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> bytes | None:
-        with self._lock:
+    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
+        with self._lock:  # entries were put by this process: ``validate`` does not apply
             data = self._data.get(key)
             if data is not None:
                 self._data.move_to_end(key)
             return data
+
+    def discard(self, key: str) -> None:
+        with self._lock:
+            old = self._data.pop(key, None)
+            self._size -= len(old) if old is not None else 0
 
     def put(self, key: str, data: bytes) -> None:
         with self._lock:
@@ -155,28 +189,39 @@ class DiskCache(ProviderCache):
         Directory of the entries (created on first write).
     max_bytes:
         Bound on the total size of the entries.
+    check_every:
+        Writes between two walks of the directory (see the module docstring).
     """
 
-    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, check_every: int = 64) -> None:
         self.root = Path(root)
         self.max_bytes = max_bytes
+        self.check_every = check_every
+        self.walks = 0
+        """Walks of the directory so far (tests check that writes do not walk it each time)."""
+        self._lock = threading.Lock()
+        self._total: int | None = None
+        self._writes_since_walk = 0
+        self._warned = False
 
     def _path(self, key: str) -> Path:
         if len(key) < 8 or not all(c in "0123456789abcdef" for c in key):
             raise ValueError(f"cache keys are lower-case hex digests, got {key!r}")
         return self.root / key[:2] / f"{key}{_SUFFIX}"
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
         path = self._path(key)
         try:
-            blob = path.read_bytes()
+            with path.open("rb") as f:
+                identity = _identity(os.fstat(f.fileno()))
+                blob = f.read()
         except OSError:
             return None
         data = decode_entry(key, blob)
-        if data is None:
-            _log.debug("cuda.coop: cache entry %s is corrupt (%d bytes); removing it", path, len(blob))
-            with contextlib.suppress(OSError):
-                path.unlink()
+        why = "corrupt" if data is None else validate(data) if validate is not None else None
+        if data is None or why is not None:
+            _log.debug("cuda.coop: cache entry %s is unusable (%s, %d bytes); removing it", path, why, len(blob))
+            _remove_if_same(path, identity)
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # LRU: a hit makes the entry recent
@@ -184,21 +229,40 @@ class DiskCache(ProviderCache):
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
-        tmp: str | None = None
+        blob = encode_entry(key, data)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
-            with os.fdopen(fd, "wb") as f:
-                f.write(encode_entry(key, data))
-            Path(tmp).replace(path)
-            tmp = None
+            _write_atomically(path, blob, prefix=f".{key[:16]}.")
         except OSError as exc:
-            _log.debug("cuda.coop: cannot write cache entry %s: %s", path, exc)
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    Path(tmp).unlink()
-        self.evict()
+            self._warn_once(exc)
+            return
+        with self._lock:
+            self._writes_since_walk += 1
+            if self._total is not None:
+                self._total += len(blob)
+            walk = self._total is None or self._total > self.max_bytes or self._writes_since_walk >= self.check_every
+        if walk:
+            self.evict()
+
+    def discard(self, key: str) -> None:
+        with contextlib.suppress(OSError):
+            self._path(key).unlink()
+
+    def _warn_once(self, exc: OSError) -> None:
+        _log.debug("cuda.coop: cannot write to the provider cache %s: %s", self.root, exc)
+        with self._lock:
+            if self._warned:
+                return
+            self._warned = True
+        warnings.warn(
+            f"cuda.coop: the provider cache directory {self.root} cannot be written ({exc}); nothing is cached on "
+            f"disk in this process. {_FIX}",
+            ProviderCacheWarning,
+            stacklevel=2,
+        )
+
+    def problem(self) -> str | None:
+        """Why entries cannot be written to :attr:`root` (None if they can); creates nothing."""
+        return _directory_problem(self.root)
 
     def _entries(self) -> Iterator[tuple[Path, os.stat_result]]:
         try:
@@ -214,7 +278,7 @@ class DiskCache(ProviderCache):
                         yield Path(entry.path), entry.stat()
 
     def evict(self) -> None:
-        """Remove stale temporary files, then least recently used entries beyond :attr:`max_bytes`."""
+        """Walk the directory: remove stale temporary files, then LRU entries beyond :attr:`max_bytes`."""
         now = time.time()
         entries = []
         for path, st in self._entries():
@@ -230,6 +294,9 @@ class DiskCache(ProviderCache):
             with contextlib.suppress(OSError):
                 path.unlink()
                 total -= size
+        with self._lock:
+            self.walks += 1
+            self._total, self._writes_since_walk = total, 0
 
     def stats(self) -> CacheStats:
         """Number and total size of the entries."""
@@ -243,6 +310,82 @@ class DiskCache(ProviderCache):
         for shard in list(self.root.glob("??")):
             with contextlib.suppress(OSError):
                 shard.rmdir()
+        with self._lock:
+            self._total = None
+
+
+_FIX = (
+    "Make it a writable directory, or point XDG_CACHE_HOME (LOCALAPPDATA on Windows) at a writable location, "
+    "or unset CUDA_COOP_ENABLE_CACHE."
+)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remove_if_same(path: Path, identity: tuple[int, int, int, int]) -> None:
+    """Remove ``path`` only if it is still the file with ``identity`` (never an entry written since)."""
+    aside = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.bad.tmp")
+    try:
+        path.rename(aside)  # atomic: from here on, nobody else sees or replaces this file
+    except OSError:
+        return  # gone already (another reader removed it, or a writer is replacing it)
+    try:
+        if _identity(aside.stat()) == identity:
+            return
+        with contextlib.suppress(FileExistsError):  # not ours: put it back, unless a newer one is there
+            os.link(aside, path)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            aside.unlink()
+
+
+def _write_atomically(path: Path, blob: bytes, *, prefix: str) -> None:
+    """Write ``blob`` to a temporary file beside ``path``, fsync it, rename it over ``path``, fsync the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+        raise
+    if sys.platform != "win32":  # make the rename itself durable (best effort)
+        with contextlib.suppress(OSError):
+            dfd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+
+
+def _directory_problem(root: Path) -> str | None:
+    """Why files cannot be created in ``root`` (or in the directories it would be created in)."""
+    probe = root
+    while not probe.exists():
+        if probe.parent == probe:
+            return f"no existing parent directory of {root}"
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable"
+    if probe == root:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".probe.", suffix=".tmp", dir=root)
+        except OSError as exc:
+            return f"cannot create files in {root}: {exc}"
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+    return None
 
 
 class LayeredCache(ProviderCache):
@@ -252,10 +395,10 @@ class LayeredCache(ProviderCache):
         self.memory = memory
         self.disk = disk
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
         data = self.memory.get(key)
         if data is None and self.disk is not None:
-            data = self.disk.get(key)
+            data = self.disk.get(key, validate)
             if data is not None:
                 self.memory.put(key, data)
         return data
@@ -264,6 +407,11 @@ class LayeredCache(ProviderCache):
         self.memory.put(key, data)
         if self.disk is not None:
             self.disk.put(key, data)
+
+    def discard(self, key: str) -> None:
+        self.memory.discard(key)
+        if self.disk is not None:
+            self.disk.discard(key)
 
     def clear(self) -> None:
         self.memory.clear()

@@ -110,12 +110,81 @@ def test_corrupt_entries_are_removed_then_replaced(tmp_path: Path, corrupt: str)
     assert decode_entry(p.key.digest, path.read_bytes()) == p.ltoir()
 
 
-def test_unwritable_cache_is_not_fatal(tmp_path: Path) -> None:
+def test_unwritable_cache_warns_once_naming_the_directory_and_the_fix(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     cache = DiskCache(blocker / "cache")
-    cache.put(KEY, b"data")  # logged, not raised
+    assert cache.problem() == f"{blocker} is not a directory"
+    with pytest.warns(_cache.ProviderCacheWarning) as record:
+        cache.put(KEY, b"data")  # warned, not raised
+        cache.put(OTHER, b"data")
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert str(blocker / "cache") in message and "CUDA_COOP_ENABLE_CACHE" in message and "XDG_CACHE_HOME" in message
     assert cache.get(KEY) is None
+
+
+def test_writable_directory_has_no_problem_and_the_check_creates_nothing(tmp_path: Path) -> None:
+    assert DiskCache(tmp_path / "a" / "b").problem() is None and not (tmp_path / "a").exists()
+    (tmp_path / "a").mkdir()
+    assert DiskCache(tmp_path / "a").problem() is None and not list((tmp_path / "a").iterdir())
+
+
+def test_writes_do_not_walk_the_directory_every_time(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path, max_bytes=1 << 30, check_every=50)
+    for i in range(120):
+        cache.put(f"{i:04x}" + "0" * 60, bytes(100))
+    assert cache.walks == 3  # the first write, then every 50th
+    small = DiskCache(tmp_path / "small", max_bytes=2000, check_every=1000)
+    for i in range(10):
+        small.put(f"{i:04x}" + "0" * 60, bytes(500))
+        assert small.stats().total_bytes <= 2000  # going over the bound walks at once
+    assert 1 < small.walks < 10
+
+
+def test_writes_are_flushed_to_disk_before_the_rename(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, Path.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
+    monkeypatch.setattr(Path, "replace", lambda self, target: (events.append("replace"), real_replace(self, target))[1])
+    DiskCache(tmp_path).put(KEY, b"data")
+    assert events[:2] == ["fsync", "replace"]
+
+
+def test_removing_a_corrupt_entry_spares_one_written_meanwhile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Process A reads a corrupt entry; process B installs a good one; A must not delete B's entry."""
+    cache = DiskCache(tmp_path)
+    path = tmp_path / "ab" / f"{KEY}.ltoir"
+    path.parent.mkdir()
+    path.write_bytes(b"corrupt")
+    real_decode = _cache.decode_entry
+
+    def decode_then_other_writer(key: str, blob: bytes) -> bytes | None:
+        DiskCache(tmp_path).put(KEY, b"fresh")  # B, between A's read and A's removal
+        return real_decode(key, blob)
+
+    monkeypatch.setattr(_cache, "decode_entry", decode_then_other_writer)
+    assert cache.get(KEY) is None  # what A read was corrupt
+    monkeypatch.undo()
+    assert cache.get(KEY) == b"fresh"  # B's entry survived
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # nothing left aside
+
+
+def test_a_corrupt_entry_is_removed_when_nobody_replaced_it(tmp_path: Path) -> None:
+    path = tmp_path / "ab" / f"{KEY}.ltoir"
+    path.parent.mkdir()
+    path.write_bytes(b"corrupt")
+    assert DiskCache(tmp_path).get(KEY) is None and not list(path.parent.iterdir())
+
+
+def test_validation_failure_is_a_miss_and_removes_the_entry(tmp_path: Path) -> None:
+    disk = DiskCache(tmp_path)
+    disk.put(KEY, b"forged")
+    assert disk.get(KEY, lambda data: "does not link" if data == b"forged" else None) is None
+    assert disk.get(KEY) is None and disk.stats().entries == 0
+    layered = LayeredCache(MemoryCache(), disk)
+    layered.put(KEY, b"made here")
+    assert layered.get(KEY, lambda data: "never asked for memory hits") == b"made here"
 
 
 def test_eviction_keeps_the_cache_under_its_bound(tmp_path: Path) -> None:
@@ -313,3 +382,28 @@ def test_cache_cli_shows_and_clears(
         "cleared": 1,
     }
     assert DiskCache(tmp_path).stats().entries == 0
+
+
+def test_a_cached_entry_that_does_not_link_is_evicted_and_recompiled_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cuda.coop._provider import _provider as provider_module
+
+    checked: list[bytes] = []
+
+    def link_problem(data: bytes, arch: str) -> str | None:
+        checked.append(data)
+        assert arch == "sm_90"
+        return "nvJitLink: ERROR_NVVM_COMPILE: parse Malformed block" if data == b"forged" else None
+
+    monkeypatch.setattr(provider_module, "link_problem", link_problem)
+    disk = DiskCache(tmp_path)
+    compiler = FakeCompiler()
+    p = _provider(compiler, LayeredCache(MemoryCache(), disk))
+    disk.put(p.key.digest, b"forged")  # a well-formed entry whose payload does not link
+    data = p.ltoir()
+    assert compiler.calls == 1 and p.origin == "nvrtc" and data.startswith(b"LTOIR:")
+    assert checked == [b"forged"]
+    again = _provider(compiler, LayeredCache(MemoryCache(), disk))  # a later process: the new entry is used
+    assert again.ltoir() == data and again.origin == "cache" and compiler.calls == 1
+    assert checked == [b"forged", data]
