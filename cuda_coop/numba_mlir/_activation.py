@@ -1,4 +1,9 @@
-"""Activation: register the planner and make every public stub typeable, once per process."""
+"""Activation: register the planner and make every public stub typeable, once per process.
+
+The planner is registered *isolated*: a kernel whose IR names no cuda-coop primitive compiles and
+launches exactly as it would without cuda.coop (numba-cuda-mlir 0.5.x otherwise changes the launch
+path and the IR of every kernel once any planner is registered; see docs/known_issues.rst).
+"""
 
 from __future__ import annotations
 
@@ -27,6 +32,11 @@ def _stub_typer(prim: Primitive) -> Any:
     return typer
 
 
+def calls_primitive(func_ir: Any) -> bool:
+    """Whether a call in ``func_ir`` may name a cuda-coop primitive (conservative: never a false no)."""
+    return any(primitive_of(value) is not None for value in _seams.callee_values(func_ir))
+
+
 @functools.cache
 def activate() -> None:
     from .. import block, warp
@@ -38,6 +48,6 @@ def activate() -> None:
             assert prim is not None, name
             _seams.type_callable(stub)(_stub_typer(prim))
     assert _lowering.coop_call is not None  # the intrinsic exists before typing registries refresh
-    _seams.register_planner(CoopPlanner)
+    _seams.register_isolated_planner(CoopPlanner, calls_primitive)
     _seams.refresh_registries()
     _seams.install_cache_warning()

@@ -9,6 +9,10 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
   its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
 - ``tools.get_gpu_compute_capability``: wrapped to answer a per-thread assumed compute capability.
 - ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
+- ``_whole_function_planners._planner_registry``: registering any planner sends *every* launch
+  through the dispatcher's Python pre-launch compile and repairs every kernel's IR; cuda-coop's
+  planner is registered so that kernels without cuda-coop calls keep numba-cuda-mlir's own path
+  (see :func:`register_isolated_planner` and docs/known_issues.rst).
 - ``MLIRDispatcher.enable_caching`` is wrapped to warn once that ``cache=True`` has no effect
   while a planner is registered (numba-cuda-mlir 0.5.x skips its disk cache then).
 - numba-cuda-mlir's NumbaPerformanceWarning "Persistent disk cache is disabled for
@@ -57,6 +61,7 @@ __all__ = [
     "ir",
     "lower_extern_call",
     "mk_unique_var",
+    "register_isolated_planner",
     "register_planner",
     "require_launch_config",
     "target_chip",
@@ -235,3 +240,125 @@ def bound_block_threads(state: Any, threads: int) -> int | None:
         options["_cuda_coop_launch_bounds"] = True
         return None
     return int(current if isinstance(current, int) else current[0])
+
+
+# --- planner isolation (numba-cuda-mlir 0.5.x; upstream report in docs/known_issues.rst) ---------------
+#
+# In 0.5.x a registered planner is not neutral for kernels it leaves alone:
+# - ``_ArgMarshaller._launch`` sends every launch through ``MLIRDispatcher._prepare_for_launch`` while
+#   ``_planner_registry.has_planners`` is true. That path compiles before the native launcher marshals
+#   the arguments (so argument errors become compile errors, e.g. an Enum with tuple values) and then
+#   looks the overload up under the launch's argument types: a ``*args`` kernel's overload is published
+#   under its ``StarArgTuple`` signature, the lookup misses, and the launch fails with "kernel
+#   precompilation completed without publishing a matching overload".
+# - ``_planner_registry.apply`` repairs every kernel's IR (simplify_CFG, PostProcessor) before the first
+#   planner runs, whether or not a planner then changes it.
+# The native first launch still handles a kernel whose planner asks for the launch configuration: the
+# compile's launch-config tracker marks the dispatcher launch-specialised, and later launches take the
+# pre-launch path because of that mark.
+
+
+def _isolating_registry_class(base: Any) -> Any:
+    class IsolatingPlannerRegistry(base):  # type: ignore[misc]
+        """The planner registry, with planners that stay out of kernels they do not want."""
+
+        _isolated: dict[type, Callable[[Any], bool]]
+        _foreign: bool
+
+        @property
+        def has_planners(self) -> bool:
+            # Read on every launch: only planners that are not isolated switch the pre-launch path on.
+            return self._foreign
+
+        def register(self, planner_cls: Any) -> Any:
+            with self._lock:
+                result = super().register(planner_cls)
+                self._foreign = any(p not in self._isolated for p in self._planners)
+            return result
+
+        def apply(self, state: Any) -> bool:
+            with self._lock:
+                planners = tuple(self._planners)
+                isolated = dict(self._isolated)
+            if planners and all(p in isolated for p in planners):
+                try:
+                    wanted = any(isolated[p](state.func_ir) for p in planners)
+                except Exception:  # an IR the pre-scan does not understand: let the planners decide
+                    wanted = True
+                if not wanted:
+                    return False  # exactly what an empty registry does: no IR repair, no planner
+            return bool(super().apply(state))
+
+    return IsolatingPlannerRegistry
+
+
+_ISOLATION_LOCK = threading.Lock()
+
+
+def register_isolated_planner(planner_cls: type, wants: Callable[[Any], bool]) -> None:
+    """Register ``planner_cls``; kernels for which ``wants(func_ir)`` is false compile and launch as without it.
+
+    ``wants`` sees the untyped IR after device-function inlining, before numba-cuda-mlir repairs it,
+    and must be conservative: false only where the planner would change nothing. A kernel the
+    planner does change is marked launch-specialised by numba-cuda-mlir at its first compile.
+    Other planners registered by other packages keep numba-cuda-mlir's behaviour (pre-launch path
+    and IR repair for every kernel).
+    """
+    from numba_cuda_mlir import _whole_function_planners as wfp
+    from numba_cuda_mlir import descriptor
+    from numba_cuda_mlir import numbair_transforms as transforms
+
+    registry = wfp._planner_registry
+    base = wfp._WholeFunctionPlannerRegistry
+    layout_ok = (
+        descriptor._planner_registry is registry
+        and transforms._planner_registry is registry
+        and isinstance(getattr(registry, "_planners", None), list)
+        and hasattr(registry, "_lock")
+        and isinstance(getattr(base, "has_planners", None), property)
+    )
+    if not layout_ok:
+        raise BackendError(
+            f"cuda.coop.numba_mlir cannot isolate its planner in numba-cuda-mlir {VERSION}: the planner "
+            f"registry is not laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
+        )
+    with _ISOLATION_LOCK, registry._lock:
+        if not hasattr(registry, "_isolated"):
+            registry._isolated = {}
+            registry._foreign = bool(registry._planners)
+            registry.__class__ = _isolating_registry_class(type(registry))
+        registry._isolated[planner_cls] = wants
+    registry.register(planner_cls)
+
+
+def callee_values(func_ir: Any) -> Iterator[Any]:
+    """Every Python value that a call's callee in ``func_ir`` may statically name.
+
+    Follows globals, free variables, constants, copies and attribute chains over *all* of a
+    variable's definitions, from definitions rebuilt from the blocks (``func_ir`` is not changed):
+    a superset of what ``func_ir.get_definition`` resolves once numba-cuda-mlir has repaired the IR.
+    """
+    from numba_cuda_mlir.numba_cuda.core.ir_utils import build_definitions
+
+    definitions = build_definitions(func_ir.blocks)
+
+    def values(var: Any, seen: frozenset[str]) -> Iterator[Any]:
+        if var.name in seen or len(seen) > 32:
+            return
+        seen = seen | {var.name}
+        for d in definitions.get(var.name, ()):
+            if isinstance(d, _ir.Var):
+                yield from values(d, seen)
+            elif isinstance(d, _ir.Global | _ir.FreeVar | _ir.Const):
+                yield d.value
+            elif isinstance(d, _ir.Expr) and d.op == "getattr":
+                for base in values(d.value, seen):
+                    try:
+                        yield getattr(base, d.attr)
+                    except Exception:  # an attribute that does not resolve names nothing
+                        continue
+
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, _ir.Assign) and isinstance(stmt.value, _ir.Expr) and stmt.value.op == "call":
+                yield from values(stmt.value.func, frozenset())
