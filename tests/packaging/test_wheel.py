@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -93,3 +94,43 @@ def test_no_compiled_binaries(wheel: zipfile.ZipFile) -> None:
         assert not info.filename.endswith(BINARY_SUFFIXES), info.filename
         with wheel.open(info) as f:
             assert not f.read(4).startswith(BINARY_MAGICS), info.filename
+
+
+def test_every_integration_is_in_the_wheel(wheel: zipfile.ZipFile) -> None:
+    """The base wheel carries every shipped DSL integration (seed: including cuda.coop.numba_mlir)."""
+    names = _names(wheel)
+    package = REPO / "cuda_coop"
+    sources = sorted(p.relative_to(package).as_posix() for p in (package / "numba_mlir").rglob("*.py"))
+    assert sources
+    missing = [s for s in sources if f"cuda/coop/{s}" not in names]
+    assert not missing, missing
+
+
+def test_import_from_the_wheel_alone_in_a_fresh_environment(wheel: zipfile.ZipFile, tmp_path: Path) -> None:
+    """A new venv, the wheel installed with no index and no dependencies: import works, nothing else loads."""
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "env")
+    python = tmp_path / "env" / "bin" / "python"
+    if not python.exists():
+        python = tmp_path / "env" / "Scripts" / "python.exe"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-deps", "-q",
+                    str(wheel.filename)], check=True, capture_output=True, text=True)
+    code = (
+        "import json, sys; import cuda.coop as coop; "
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'numba', 'numba_cuda_mlir', 'numpy', 'cuda'} and not m.startswith('cuda.coop') and m != 'cuda'); "
+        "st = coop.backend_status()['numba_mlir']; "
+        "print(json.dumps({'heavy': heavy, 'active': st.active, 'reason': st.reason, "
+        "'bundle': str(coop.header_bundle().include_dir)}))"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}  # no PYTHONPATH: only the new venv
+    done = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["heavy"] == [] and got["active"] is False
+    assert "numba-cuda-mlir is not installed" in got["reason"]
+    assert Path(got["bundle"]).is_relative_to(tmp_path / "env")
+    diag = subprocess.run([str(python), "-I", "-m", "cuda.coop", "--include-dir"], capture_output=True, text=True,
+                          env=env, check=False)
+    assert diag.returncode == 0 and Path(diag.stdout.strip()).is_relative_to(tmp_path / "env"), diag.stderr
