@@ -16,6 +16,7 @@ __all__ = [
     "CoopError",
     "HeaderBundleError",
     "HeaderResolutionError",
+    "SpecError",
     "ToolkitError",
     "ToolkitMismatchError",
     "ToolkitNotFoundError",
@@ -80,6 +81,13 @@ class CompileError(CoopError):
 
 class UsageError(CoopError, TypeError):
     """A cuda-coop primitive was called in a way it does not support (wrong place, type or argument)."""
+
+
+class SpecError(CoopError, ValueError):
+    """A specialisation request the primitive's spec rejects (parameter, value, overload or constraint).
+
+    Raised by spec validation; a DSL integration turns it into a :class:`UsageError` naming the call.
+    """
 
 
 class BackendError(CoopError):

@@ -1,8 +1,13 @@
-"""Public primitive stubs: what a kernel calls, and what a DSL integration needs to know about it.
+"""Public primitive stubs: what a kernel calls, derived from the CUB spec it wraps.
 
 A stub is a plain Python function with the documented signature. Called on the host it raises
-:class:`~cuda.coop.errors.UsageError`; inside a kernel a DSL integration's planner finds the
-call (``__coop_primitive__``) and replaces it with CUB code specialised for the launch.
+:class:`~cuda.coop.errors.UsageError`; inside a kernel a DSL integration's planner finds the call
+(``__coop_primitive__``) and replaces it with CUB code specialised for the launch.
+
+The spec decides everything about the stub but its parameter order and its hand-written summary:
+which parameters exist and their defaults (checked at import: a stub that differs from its spec is a
+bug in cuda-coop and fails the import), which are compile-time constants, which are per-thread
+arrays, and the generated part of the docstring (CUB method, algorithms, per-parameter docs).
 
 Module state: ``_PRIMITIVES`` (qualified name -> Primitive), filled at import of
 ``cuda.coop.block`` / ``cuda.coop.warp`` and never changed afterwards.
@@ -10,79 +15,209 @@ Module state: ``_PRIMITIVES`` (qualified name -> Primitive), filled at import of
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .._specs import ArgKind, Method, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind, get_primitive
 from ..errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_NO_DEFAULT = inspect.Parameter.empty
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Primitive:
-    """How one public primitive's arguments are bound.
+    """One public primitive: its spec method and how its arguments are bound.
 
-    Attributes
-    ----------
-    name:
-        Qualified public name, e.g. ``"block.load"``.
-    static:
-        Parameters that must be compile-time constants (algorithm, operator, logical warp size...).
-    per_thread:
-        Parameters that are per-thread arrays (``cuda.local.array``) whose extent is a template
-        parameter; ``items_per_thread=`` supplies it where it cannot be recovered.
-    signature:
-        The stub's Python signature (parameter order and defaults).
+    Everything but ``name`` and ``signature`` is derived from the spec (see :func:`public_parameters`).
     """
 
     name: str
-    target: tuple[str, str]
-    """The CUB spec and method it calls: ``("block_reduce", "sum")``."""
-    data: str
-    """The parameter whose (element) type is the primitive's ``dtype``."""
-    static: frozenset[str]
-    per_thread: frozenset[str]
+    """Qualified public name, e.g. ``"block.load"``."""
+    spec: PrimitiveSpec
+    method: Method
     signature: inspect.Signature
+    data: str
+    """The first public parameter whose type is the primitive's ``dtype`` (its element type binds it)."""
+    static: frozenset[str]
+    """Compile-time constants: template parameters, operators and callbacks."""
+    per_thread: frozenset[str]
+    """Thread-local arrays: ARRAY inputs, array OUTPUTs and AGGREGATEs."""
     offsets: tuple[tuple[str, str], ...] = ()
     """``(offset parameter, pointer parameter)``: the pointer is advanced by the offset."""
     in_place: tuple[tuple[str, str], ...] = ()
     """``(output parameter, input parameter)``: an omitted output is the input (in place)."""
+    states: tuple[tuple[str, str], ...] = ()
+    """``(state parameter, callback parameter)``: the runtime argument carrying a callback's state."""
 
-    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
-        """Bind call arguments to parameter names; a mismatch is a UsageError naming the primitive."""
+    @property
+    def target(self) -> tuple[str, str]:
+        """The CUB spec and method it calls: ``("block_reduce", "sum")``."""
+        return self.spec.name, self.method.name
+
+    @property
+    def scope(self) -> Scope:
+        return self.spec.scope
+
+    def param(self, name: str) -> Param | None:
+        """The spec parameter a public runtime argument carries (None for offsets and states)."""
+        for ov in self.method.overloads:
+            for p in ov.all_params:
+                if p.name == name:
+                    return p
+        return None
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], where: str) -> inspect.BoundArguments:
+        """Bind call arguments to parameter names; a mismatch is a UsageError naming the primitive and call."""
+        unknown = [k for k in kwargs if k not in self.signature.parameters]
+        if unknown:
+            allowed = list(self.signature.parameters)
+            close = difflib.get_close_matches(unknown[0], allowed, n=1)
+            hint = f"; did you mean {close[0]}=?" if close else ""
+            raise UsageError(
+                f"coop.{self.name}() at {where}: no parameter {unknown[0]!r}; it takes {', '.join(allowed)}{hint}"
+            )
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            return self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise UsageError(f"coop.{self.name}(): {exc}") from None
-        return bound
+            raise UsageError(f"coop.{self.name}() at {where}: {exc}") from None
 
 
 _PRIMITIVES: dict[str, Primitive] = {}
 
 
-# Public parameter names that differ from the spec's (``_specs``) names for the same argument.
-SPEC_NAMES = {"x": "input", "threads": "logical_warp_threads", "prefix_op": "prefix_callback",
-              "prefix_state": "prefix_callback"}
-"""``prefix_op`` is the callback's code, ``prefix_state`` the state pointer its C parameter carries."""
+def _tparams(spec: PrimitiveSpec, method: Method) -> Iterator[TemplateParam]:
+    seen: set[str] = set()
+    for tp in (*spec.tparams, *(t for ov in method.overloads for t in ov.tparams)):
+        if tp.name not in seen and not tp.inferred and tp.kind is not TParamKind.TYPE:
+            seen.add(tp.name)
+            yield tp
 
 
-def primitive(
-    name: str, target: tuple[str, str], *, data: str, static: tuple[str, ...] = (), per_thread: tuple[str, ...] = (),
-    offsets: tuple[tuple[str, str], ...] = (), in_place: tuple[tuple[str, str], ...] = (),
-) -> Callable[[F], F]:
-    """Declare a public primitive stub (its body never runs) and the CUB spec method it calls."""
+def _extents(method: Method) -> set[str]:
+    return {p.extent for ov in method.overloads for p in ov.all_params if p.extent is not None}
+
+
+def _public_default(tp: TemplateParam, extents: set[str]) -> Any:
+    if tp.name in extents:
+        return None  # recovered from the per-thread arrays' definitions
+    if not tp.optional:
+        return _NO_DEFAULT
+    default = tp.default
+    return getattr(default, "short_name", default)
+
+
+def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
+    """Every public parameter of the primitive calling ``spec.method`` and its default, from the spec.
+
+    - each runtime parameter of any overload (a scalar OUTPUT is the return value, not a parameter),
+      required (no default) if every overload has it, else ``None``;
+    - each template parameter a call may give (not inferred from the launch, not a type), with the
+      spec's default (an algorithm by its short name); a per-thread extent defaults to ``None``;
+    - ``offset`` keywords of pointers (default ``0``) and the state argument of callbacks (``None``).
+    """
+    result: dict[str, Any] = {}
+
+    def public(p: Param) -> bool:
+        return not (p.kind is ArgKind.OUTPUT and p.extent is None)
+
+    names_per_overload = [{p.name for p in ov.all_params if public(p)} for ov in method.overloads]
+    for ov in method.overloads:
+        for p in ov.all_params:
+            if p.name in result or not public(p):
+                continue
+            required = all(p.name in names for names in names_per_overload)
+            result[p.name] = _NO_DEFAULT if required else None
+            if p.offset is not None:
+                result[p.offset] = 0
+            if p.state is not None:
+                result[p.state] = None
+    extents = _extents(method)
+    for tp in _tparams(spec, method):
+        result[tp.name] = _public_default(tp, extents)
+    return result
+
+
+def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signature) -> Primitive:
+    expected = public_parameters(spec, method)
+    got = {n: p.default for n, p in sig.parameters.items()}
+    if got.keys() != expected.keys():
+        raise AssertionError(  # a bug in cuda-coop itself: the stub and its spec disagree
+            f"coop.{name}: parameters {sorted(got)} differ from the spec's {sorted(expected)}"
+        )
+    wrong = {n: (got[n], d) for n, d in expected.items() if got[n] != d and got[n] is not d}
+    if wrong:
+        raise AssertionError(f"coop.{name}: defaults (stub, spec) differ: {wrong}")
+    params = [p for ov in method.overloads for p in ov.all_params]
+    static = {tp.name for tp in _tparams(spec, method)} | {
+        p.name for p in params if p.kind in (ArgKind.OPERATOR, ArgKind.CALLBACK)
+    }
+    per_thread = {
+        p.name
+        for p in params
+        if p.kind in (ArgKind.ARRAY, ArgKind.AGGREGATE) or (p.kind is ArgKind.OUTPUT and p.extent is not None)
+    }
+    data = next(n for n in sig.parameters if any(p.name == n and p.type == "dtype" for p in params))
+    return Primitive(
+        name=name,
+        spec=spec,
+        method=method,
+        signature=sig,
+        data=data,
+        static=frozenset(static),
+        per_thread=frozenset(per_thread),
+        offsets=tuple(dict.fromkeys((p.offset, p.name) for p in params if p.offset)),
+        in_place=tuple(dict.fromkeys((p.name, p.in_place_of) for p in params if p.in_place_of)),
+        states=tuple(dict.fromkeys((p.state, p.name) for p in params if p.state)),
+    )
+
+
+def generated_doc(prim: Primitive) -> str:
+    """The part of a stub's docstring that comes from its spec: CUB method, parameters, algorithms."""
+    spec, method = prim.spec, prim.method
+    lines = [f"Wraps ``{spec.cub_class}::{method.cpp}`` (``{spec.header}``).", ""]
+    docs: dict[str, str] = {}
+    for p in (p for ov in method.overloads for p in ov.all_params):
+        docs.setdefault(p.name, p.doc)
+        if p.offset:
+            docs.setdefault(p.offset, f"Index in ``{p.name}`` of the tile's first item (an integer).")
+        if p.state:
+            docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
+    for tp in _tparams(spec, method):
+        docs.setdefault(tp.name, tp.doc)
+    described = [(n, docs[n]) for n in prim.signature.parameters if docs.get(n)]
+    if described:
+        lines += ["Parameters", "----------"]
+        for n, doc in described:
+            lines += [f"{n}:", f"    {doc}"]
+        lines.append("")
+    if spec.algorithm is not None:
+        default = next(tp.default for tp in spec.tparams if tp.enum is spec.algorithm)
+        names = ", ".join(
+            f'``"{m.short_name}"``' + (" (default)" if m is default else "") for m in spec.algorithm
+        )
+        lines += [f"Algorithms (``algorithm=``, ``{spec.algorithm.__name__}``): {names}.", ""]
+    if spec.example:
+        lines += [f"Example: ``{spec.example}`` in the examples.", ""]
+    return "\n".join(lines)
+
+
+def primitive(spec_name: str, method_name: str, *, module: str) -> Callable[[F], F]:
+    """Declare the public stub of ``spec_name.method_name`` in ``module`` (``"block"``/``"warp"``).
+
+    The stub's body never runs; its signature is checked against the spec, and the spec's generated
+    documentation is appended to its docstring.
+    """
 
     def decorate(func: F) -> F:
-        sig = inspect.signature(func)
-        named = (*static, *per_thread, data, *(p for pair in (*offsets, *in_place) for p in pair))
-        for param in named:
-            if param not in sig.parameters:
-                raise AssertionError(f"{name}: no parameter {param!r}")  # a bug in cuda-coop itself
-        spec = Primitive(name=name, target=target, data=data, static=frozenset(static),
-                         per_thread=frozenset(per_thread), signature=sig, offsets=offsets, in_place=in_place)
+        spec = get_primitive(spec_name)
+        name = f"{module}.{func.__name__}"
+        prim = _derive(name, spec, spec.method(method_name), inspect.signature(func))
 
         @functools.wraps(func)
         def stub(*args: Any, **kwargs: Any) -> Any:
@@ -92,8 +227,9 @@ def primitive(
                 "(see cuda.coop.backend_status())"
             )
 
-        stub.__coop_primitive__ = spec  # type: ignore[attr-defined]
-        _PRIMITIVES[name] = spec
+        stub.__doc__ = inspect.cleandoc(func.__doc__ or "") + "\n\n" + generated_doc(prim)
+        stub.__coop_primitive__ = prim  # type: ignore[attr-defined]
+        _PRIMITIVES[name] = prim
         return stub  # type: ignore[return-value]
 
     return decorate
@@ -103,3 +239,8 @@ def primitive_of(obj: Any) -> Primitive | None:
     """The primitive a Python object is the stub of, if any."""
     spec = getattr(obj, "__coop_primitive__", None)
     return spec if isinstance(spec, Primitive) else None
+
+
+def all_public_primitives() -> tuple[Primitive, ...]:
+    """Every public primitive declared so far (all of them once ``cuda.coop`` is imported)."""
+    return tuple(_PRIMITIVES[k] for k in sorted(_PRIMITIVES))

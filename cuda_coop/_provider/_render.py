@@ -45,6 +45,7 @@ __all__ = ["SUPPORT_HEADERS", "preamble", "render"]
 
 SUPPORT_HEADERS = (
     "cuda/std/cstdint",
+    "cuda/std/type_traits",
     "cuda/std/functional",
     "cuda/functional",
     "cuda_fp16.h",
@@ -70,6 +71,22 @@ __device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
   else
   {
     return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+
+// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
+template <int Limit, class I>
+__device__ __forceinline__ int clamp_count(I n)
+{
+  if constexpr (::cuda::std::is_signed_v<I>)
+  {
+    const long long v = n;
+    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
+  }
+  else
+  {
+    const unsigned long long v = n;
+    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
   }
 }
 } // namespace cuda_coop_detail
@@ -139,7 +156,7 @@ def _storage(plan: Plan, ns_lines: list[str]) -> None:
     warp: dict[int, list[int]] = {}
     for i, b in enumerate(plan.bindings):
         if b.spec.scope is Scope.WARP:
-            warp.setdefault(b.values["logical_warp_threads"], []).append(i)
+            warp.setdefault(b.values["threads"], []).append(i)
     members = []
     if block:
         ns_lines.append("// Block-scope call sites share one region: the max of their TempStorage, not the sum.")
@@ -179,7 +196,12 @@ def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[st
         return f"{p.name}_fn"  # a local functor holding the state pointer
     if p.name == sig.returned_output:
         return p.name  # a local, returned by value
-    c = cparams[p.name]
+    return _data_argument(b.count_limit(p), p, cparams[p.name])
+
+
+def _data_argument(limit: int | None, p: Param, c: CParam) -> str:
+    if limit is not None:
+        return f"cuda_coop_detail::clamp_count<{limit}>({p.name})"
     if p.kind is ArgKind.ARRAY and not p.inout:
         return f"{p.name}_in"  # a copy: see _input_copies
     if c.extent is not None:
@@ -214,7 +236,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, first_use: bool = False)
             lines.append("  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }")
         temp = f"{ns}::storage.block.s{i}"
     else:
-        width = b.values["logical_warp_threads"]
+        width = b.values["threads"]
         x, y, _ = b.block_dim
         tid = (
             "threadIdx.x"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import block_load_store, block_reduce, block_scan, warp_reduce, warp_scan
 from ._model import (
     ArgKind,
+    Binding,
     Constraint,
     CubEnum,
     Method,
@@ -23,7 +24,7 @@ from ._model import (
 )
 from ._operators import KnownOp, UserCallback, UserOp, coerce_operator
 from ._registry import _freeze, all_primitives, get_primitive, headers, register_primitive
-from ._request import Binding, Request, bind
+from ._request import Request, bind
 from ._types import BUILTIN_TYPES, NONE_TYPE, ValueType, user_type, value_type
 from .block_load_store import BlockLoadAlgorithm, BlockStoreAlgorithm
 from .block_reduce import BlockReduceAlgorithm

@@ -1,22 +1,26 @@
-"""Building blocks shared by the family specs: common template parameters, parameters, constraints."""
+"""Building blocks shared by the family specs: template parameters, parameters, overload sets, constraints."""
 
 from __future__ import annotations
 
-from ._model import ArgKind, Constraint, Overload, Param, TemplateParam, TParamKind
-from ._request import Binding
+from ._model import ArgKind, Binding, Constraint, CubEnum, Overload, Param, TemplateParam, TParamKind
 
 __all__ = [
     "BLOCK_DIMS",
+    "COUNT_TYPE",
     "DTYPE",
     "ITEMS_PER_THREAD",
-    "LOGICAL_WARP_THREADS",
+    "LOGICAL_WARP_CONSTRAINT",
+    "THREADS",
+    "aggregate",
     "array",
     "block_threads_multiple_of_warp",
+    "count",
     "op",
     "out_array",
     "output",
     "reduce_overloads",
     "scalar",
+    "scan_overloads",
 ]
 
 DTYPE = TemplateParam(name="dtype", cpp="T", kind=TParamKind.TYPE, doc="Data type of the items.")
@@ -26,13 +30,22 @@ ITEMS_PER_THREAD = TemplateParam(
     kind=TParamKind.INT,
     doc="Number of items each thread holds (the extent of its per-thread array).",
 )
-LOGICAL_WARP_THREADS = TemplateParam(
-    name="logical_warp_threads",
+THREADS = TemplateParam(
+    name="threads",
     cpp="LogicalWarpThreads",
     kind=TParamKind.INT,
     optional=True,
     default=32,
     doc="Threads per logical warp: a power of two up to 32 that divides the block size.",
+)
+COUNT_TYPE = TemplateParam(
+    name="count_type",
+    cpp="CountT",
+    kind=TParamKind.TYPE,
+    optional=True,
+    default="int32",
+    kinds=("int", "uint"),
+    doc="Integer type of a count (``valid_items``) as the kernel passes it; any width, never truncated.",
 )
 
 
@@ -56,6 +69,11 @@ def scalar(name: str, type_: str = "dtype", doc: str = "") -> Param:
     return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc)
 
 
+def count(limit: str, doc: str) -> Param:
+    """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``)."""
+    return Param(name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, doc=doc)  # type: ignore[arg-type]
+
+
 def array(
     name: str, type_: str = "dtype", extent: str = "items_per_thread", doc: str = "", *, inout: bool = False
 ) -> Param:
@@ -66,8 +84,14 @@ def output(name: str, type_: str = "dtype", doc: str = "") -> Param:
     return Param(name=name, kind=ArgKind.OUTPUT, type=type_, doc=doc)
 
 
-def out_array(name: str, type_: str = "dtype", extent: str = "items_per_thread", doc: str = "") -> Param:
-    return Param(name=name, kind=ArgKind.OUTPUT, type=type_, extent=extent, doc=doc)
+def out_array(
+    name: str, type_: str = "dtype", extent: str = "items_per_thread", doc: str = "", *, in_place_of: str | None = None
+) -> Param:
+    return Param(name=name, kind=ArgKind.OUTPUT, type=type_, extent=extent, doc=doc, in_place_of=in_place_of)
+
+
+def aggregate(name: str, doc: str) -> Param:
+    return Param(name=name, kind=ArgKind.AGGREGATE, type="dtype", doc=doc)
 
 
 def op(
@@ -76,8 +100,8 @@ def op(
     return Param(name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc)
 
 
-def block_threads_multiple_of_warp(algorithms: tuple[object, ...], what: str) -> Constraint:
-    """The ``algorithm`` needs a block size that is a multiple of 32 threads."""
+def block_threads_multiple_of_warp(algorithms: tuple[CubEnum, ...], fix: str) -> Constraint:
+    """The ``algorithm`` needs a block size that is a multiple of 32 threads; ``fix`` says what to do instead."""
 
     def check(b: Binding) -> bool:
         return b.values.get("algorithm") not in algorithms or b.block_threads % 32 == 0
@@ -85,28 +109,66 @@ def block_threads_multiple_of_warp(algorithms: tuple[object, ...], what: str) ->
     return Constraint(
         check=check,
         message="algorithm={algorithm} needs a block size that is a multiple of 32 threads, but the block "
-        "{block_dim} has {block_threads}; " + what,
+        "{block_dim} has {block_threads}; " + fix,
     )
 
 
 def _logical_warp_ok(b: Binding) -> bool:
-    lwt = int(b.values["logical_warp_threads"])
+    lwt = int(b.values["threads"])
     return lwt <= 32 and lwt & (lwt - 1) == 0 and b.block_threads % lwt == 0
 
 
 LOGICAL_WARP_CONSTRAINT = Constraint(
     check=_logical_warp_ok,
-    message="logical_warp_threads={logical_warp_threads} must be a power of two up to 32 that divides "
-    "the block size ({block_threads} threads in {block_dim}); choose another logical warp size or block shape",
+    message="threads={threads} must be a power of two up to 32 that divides the block size "
+    "({block_threads} threads in {block_dim}); choose another logical warp size or block shape",
 )
 
+_X = scalar("x", doc="This thread's input item.")
+_ITEMS = array("x", doc="This thread's input items (a ``cuda.local.array``).")
 
-def reduce_overloads(*ops: Param, valid_doc: str) -> tuple[Overload, ...]:
-    """The overloads BlockReduce and WarpReduce share: one item, an array of items, one item of the first valid ones."""
-    one = scalar("input", doc="This thread's input item.")
-    items = array("input", doc="This thread's input items.")
+
+def reduce_overloads(*ops: Param, limit: str, valid_doc: str) -> tuple[Overload, ...]:
+    """BlockReduce's and WarpReduce's forms: one item, an array of items, one item of the first valid threads."""
     return (
-        Overload(name="scalar", params=(one, *ops)),
-        Overload(name="array", params=(items, *ops), tparams=(ITEMS_PER_THREAD,)),
-        Overload(name="scalar_valid", params=(one, *ops, scalar("valid_items", "int32", doc=valid_doc))),
+        Overload(name="scalar", params=(_X, *ops)),
+        Overload(name="array", params=(_ITEMS, *ops), tparams=(ITEMS_PER_THREAD,)),
+        Overload(name="scalar_valid", params=(_X, *ops, count(limit, valid_doc)), tparams=(COUNT_TYPE,)),
     )
+
+
+_INIT = scalar("initial_value", doc="Seed of the scan (applied by the first thread).")
+
+
+def scan_overloads(
+    *,
+    scan_op: bool,
+    inits: tuple[bool, ...],
+    aggregate_param: Param,
+    arrays: bool = False,
+    array_inits: tuple[bool, ...] | None = None,
+    prefix: Param | None = None,
+) -> tuple[Overload, ...]:
+    """BlockScan's and WarpScan's forms: scalar (and, for blocks, array) x seed x {plain, aggregate}, and
+    the prefix-callback forms when ``prefix`` is given.
+
+    ``inits`` lists which seeds exist (True: with ``initial_value``) for the scalar form, ``array_inits``
+    for the array form (default: ``inits``).
+    """
+    ops = (op(doc="Binary associative scan operator."),) if scan_op else ()
+    result = []
+    for shape in ("scalar", "array") if arrays else ("scalar",):
+        io: tuple[Param, ...] = (
+            (_X, output("output"))
+            if shape == "scalar"
+            else (_ITEMS, out_array("output", in_place_of="x", doc="Receives the scan (default: x, in place)."))
+        )
+        tparams = (ITEMS_PER_THREAD,) if shape == "array" else ()
+        for init in inits if shape == "scalar" or array_inits is None else array_inits:
+            head = io + ((_INIT,) if init else ()) + ops
+            name = shape + ("_init" if init else "")
+            result.append(Overload(name=name, params=head, tparams=tparams))
+            result.append(Overload(name=name + "_aggregate", params=(*head, aggregate_param), tparams=tparams))
+        if prefix is not None:
+            result.append(Overload(name=shape + "_prefix", params=(*io, *ops, prefix), tparams=tparams))
+    return tuple(result)

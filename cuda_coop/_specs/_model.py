@@ -28,17 +28,20 @@ pointer-ABI types). Everything else is an out-pointer.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from ._request import Binding
+from ..errors import SpecError
+from ._operators import KnownOp, UserCallback, UserOp
+from ._types import BUILTIN_TYPES, ValueType
 
 __all__ = [
     "ArgKind",
+    "Binding",
     "Constraint",
     "CubEnum",
     "Method",
@@ -51,6 +54,12 @@ __all__ = [
 ]
 
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+def suggest(name: str, allowed: list[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``allowed``, or an empty string."""
+    close = difflib.get_close_matches(name, allowed, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class CubEnum(enum.Enum):
@@ -84,16 +93,18 @@ class CubEnum(enum.Enum):
 
     @classmethod
     def coerce(cls, value: object) -> CubEnum:
-        """A member from itself, its CUB name or its short name (``"raking"``); ValueError otherwise."""
+        """A member from itself, its CUB name or its short name (``"raking"``); SpecError otherwise."""
         if isinstance(value, cls):
             return value
+        hint = ""
         if isinstance(value, str):
             key = value.strip()
             for member in cls:
                 if key in (member.name, str(member)) or key.lower() == member.short_name:
                     return member
+            hint = suggest(key.lower(), [m.short_name for m in cls])
         allowed = ", ".join(repr(m.short_name) for m in cls)
-        raise ValueError(f"{value!r} is not a {cls.__name__}; use one of {allowed} or a {cls.__name__} member")
+        raise SpecError(f"{value!r} is not one of the algorithms {allowed}{hint}")
 
 
 def _common_prefix(names: list[str]) -> str:
@@ -157,10 +168,14 @@ class TemplateParam:
     """[optional]: has a default."""
     inferred: Inferred | None = None
     """[inferred]: bound by the provider from the launch (the block dimensions), never by a request."""
+    kinds: tuple[str, ...] = ()
+    """For TYPE parameters: the value-type kinds allowed (``("int", "uint")``); empty for any."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
             raise ValueError(f"template parameter name {self.name!r} is not snake_case")
+        if self.kinds and self.kind is not TParamKind.TYPE:
+            raise ValueError(f"template parameter {self.name!r}: kinds= is for TYPE parameters only")
         if (self.kind is TParamKind.ENUM) != (self.enum is not None):
             raise ValueError(f"template parameter {self.name!r}: enum= is required for ENUM parameters only")
         if self.optional and self.default is None:
@@ -188,11 +203,28 @@ class Param:
     """For OPERATOR/CALLBACK: the function's result type (a type reference as for ``type``)."""
     args: tuple[str, ...] = ()
     """For OPERATOR/CALLBACK: the function's argument types (type references)."""
+    offset: str | None = None
+    """For POINTER: the public keyword whose value advances the pointer (``"offset"``: ``src[offset:]``)."""
+    in_place_of: str | None = None
+    """For an array OUTPUT: the ARRAY input it is when the caller omits it (the scan runs in place)."""
+    state: str | None = None
+    """For CALLBACK: the public argument carrying the state pointer the function receives first."""
+    count_limit: Literal["tile", "block", "warp"] | None = None
+    """For a SCALAR count (``valid_items``): the count is clamped to [0, limit] before CUB sees it, so any
+    value at or above the tile (block_threads * items_per_thread), block or logical warp means all of it."""
     doc: str = ""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
             raise ValueError(f"parameter name {self.name!r} is not snake_case")
+        if self.offset is not None and self.kind is not ArgKind.POINTER:
+            raise ValueError(f"parameter {self.name!r}: only POINTER parameters take an offset")
+        if self.in_place_of is not None and (self.kind is not ArgKind.OUTPUT or self.extent is None):
+            raise ValueError(f"parameter {self.name!r}: only array OUTPUT parameters can default to an input")
+        if (self.state is not None) != (self.kind is ArgKind.CALLBACK):
+            raise ValueError(f"parameter {self.name!r}: state= is required for CALLBACK parameters only")
+        if self.count_limit is not None and self.kind is not ArgKind.SCALAR:
+            raise ValueError(f"parameter {self.name!r}: only SCALAR parameters are counts")
         callable_kind = self.kind in (ArgKind.OPERATOR, ArgKind.CALLBACK)
         if callable_kind != (self.returns is not None):
             raise ValueError(f"parameter {self.name!r}: returns= is required for operators and callbacks only")
@@ -230,25 +262,31 @@ class Method:
 
     name: str
     """Python name: ``exclusive_sum``."""
-    cpp: str
-    """CUB name: ``ExclusiveSum``."""
     overloads: tuple[Overload, ...]
+    cpp: str = ""
+    """CUB name; by default the Python name in CamelCase (``exclusive_sum`` -> ``ExclusiveSum``)."""
     returns: str | None = None
     """Result type reference, or None for ``void``."""
     doc: str = ""
 
+    def __post_init__(self) -> None:
+        if not _SNAKE.match(self.name):
+            raise ValueError(f"method name {self.name!r} is not snake_case")
+        if not self.cpp:
+            object.__setattr__(self, "cpp", "".join(w.capitalize() for w in self.name.split("_")))
+
     def overload(self, name: str) -> Overload:
-        """The overload called ``name``; ValueError listing the others otherwise."""
+        """The overload called ``name``; SpecError listing the others otherwise."""
         for ov in self.overloads:
             if ov.name == name:
                 return ov
-        raise ValueError(f"{self.cpp} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
+        raise SpecError(f"{self.cpp} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
 
     def match(self, given: Mapping[str, bool]) -> Overload:
         """The overload taking exactly the arguments ``given`` (name -> passed as an array).
 
         Outputs are implied and not given; aggregates are given when the caller asks for one.
-        ValueError when no overload matches.
+        SpecError when no overload matches.
         """
         for ov in self.overloads:
             sig = {p.name: p for p in ov.all_params if p.kind is not ArgKind.OUTPUT}
@@ -269,7 +307,7 @@ class Method:
             for ov in self.overloads
         )
         got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
-        raise ValueError(f"{self.cpp} takes no arguments ({got}); it takes one of {shapes}")
+        raise SpecError(f"{self.cpp} takes no arguments ({got}); it takes one of {shapes}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -278,7 +316,8 @@ class Constraint:
 
     check: Callable[[Binding], bool]
     message: str
-    """Names the parameter, the constraint and the fix; formatted with ``binding.describe()``."""
+    """Names the parameter, the constraint and the fix, in public names (``algorithm="raking"``,
+    ``threads=``); formatted with ``binding.describe()``, where enum values are their short names."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -309,14 +348,82 @@ class PrimitiveSpec:
         names = [t.name for t in self.tparams]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: duplicate template parameter names")
-        if self.scope is Scope.WARP and "logical_warp_threads" not in names:
-            raise ValueError(f"{self.name}: warp-scope primitives need a 'logical_warp_threads' template parameter")
+        if self.scope is Scope.WARP and "threads" not in names:
+            raise ValueError(f"{self.name}: warp-scope primitives need a 'threads' template parameter")
 
     def method(self, name: str) -> Method:
-        """The method called ``name`` (Python or CUB spelling); ValueError listing the others otherwise."""
+        """The method called ``name`` (Python or CUB spelling); SpecError listing the others otherwise."""
         for m in self.methods:
             if name in (m.name, m.cpp):
                 return m
-        raise ValueError(
+        raise SpecError(
             f"{self.cub_class} has no method {name!r}; use one of {', '.join(m.name for m in self.methods)}"
         )
+
+
+BlockDim = tuple[int, int, int]
+
+
+def _canonical(value: object) -> str:
+    if isinstance(value, ValueType | KnownOp):
+        return value.name
+    if isinstance(value, UserOp):
+        return f"user_op:{value.symbol}"
+    if isinstance(value, UserCallback):
+        return f"user_callback:{value.symbol}"
+    return str(value)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Binding:
+    """A validated request (see ``_request.bind``): everything the renderer needs for one call site."""
+
+    spec: PrimitiveSpec
+    method: Method
+    overload: Overload
+    block_dim: BlockDim
+    values: Mapping[str, Any]
+    """Every template parameter (class and overload level, defaults and inferred filled in) and every
+    operator/callback parameter, by Python name: ValueType, int, bool, CubEnum, KnownOp, UserOp or
+    UserCallback."""
+
+    @property
+    def block_threads(self) -> int:
+        x, y, z = self.block_dim
+        return x * y * z
+
+    def type_of(self, ref: str) -> ValueType:
+        """Resolve a type reference: a bound TYPE parameter or a dtype name."""
+        bound = self.values.get(ref)
+        return bound if isinstance(bound, ValueType) else BUILTIN_TYPES[ref]
+
+    def extent_of(self, param: Param) -> int | None:
+        """Number of items of an ARRAY/array-OUTPUT parameter; None for scalars."""
+        return None if param.extent is None else int(self.values[param.extent])
+
+    def count_limit(self, param: Param) -> int | None:
+        """The clamp of a count parameter (see ``Param.count_limit``); None for other parameters."""
+        if param.count_limit == "tile":
+            return self.block_threads * int(self.values["items_per_thread"])
+        if param.count_limit == "block":
+            return self.block_threads
+        if param.count_limit == "warp":
+            return int(self.values["threads"])
+        return None
+
+    def canonical(self) -> str:
+        """A stable text form of the binding (for naming and hashing); independent of argument order."""
+        vals = ",".join(f"{k}={_canonical(self.values[k])}" for k in sorted(self.values))
+        return f"{self.spec.name}.{self.method.name}.{self.overload.name}[{vals}]"
+
+    def describe(self) -> dict[str, Any]:
+        """Values for constraint messages, in public spelling: every bound value (enums by their short
+        name, quoted: ``'raking'``) plus block_dim and block_threads."""
+        public = {k: repr(v.short_name) if isinstance(v, CubEnum) else v for k, v in self.values.items()}
+        return {
+            **public,
+            "block_dim": self.block_dim,
+            "block_threads": self.block_threads,
+            "primitive": self.spec.name,
+            "method": self.method.name,
+        }

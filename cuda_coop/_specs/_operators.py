@@ -44,6 +44,11 @@ class KnownOp(enum.Enum):
     def __str__(self) -> str:
         return self.cpp
 
+    @property
+    def is_comparison(self) -> bool:
+        """A predicate (``<``, ``==``...): its result is a bool, never a value to reduce or scan."""
+        return self in _COMPARISONS
+
     def supports(self, vt: ValueType) -> bool:
         """Whether the functor is defined for values of ``vt``."""
         if vt.is_user:
@@ -82,6 +87,8 @@ class UserCallback:
 
 
 Operator = KnownOp | UserOp
+
+_COMPARISONS = frozenset({KnownOp.LESS, KnownOp.GREATER, KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO})
 
 _BY_ALIAS = {alias: op for op in KnownOp for alias in (op.name.lower(), *op.aliases)}
 _BY_CALLABLE: dict[object, KnownOp] = {

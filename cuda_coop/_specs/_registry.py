@@ -10,6 +10,7 @@ import contextlib
 import difflib
 from collections.abc import Iterator
 
+from ..errors import SpecError
 from ._model import PrimitiveSpec
 
 __all__ = ["all_primitives", "get_primitive", "register_primitive"]
@@ -37,13 +38,13 @@ def register_primitive(spec: PrimitiveSpec) -> PrimitiveSpec:
 
 
 def get_primitive(name: str) -> PrimitiveSpec:
-    """The spec registered as ``name``; ValueError with a suggestion otherwise."""
+    """The spec registered as ``name``; SpecError with a suggestion otherwise."""
     try:
         return _REGISTRY[name]
     except KeyError:
         close = difflib.get_close_matches(name, _REGISTRY, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"no primitive {name!r}; registered: {', '.join(sorted(_REGISTRY))}{hint}") from None
+        raise SpecError(f"no primitive {name!r}; registered: {', '.join(sorted(_REGISTRY))}{hint}") from None
 
 
 def all_primitives() -> tuple[PrimitiveSpec, ...]:

@@ -7,19 +7,16 @@ Every error names the primitive, the parameter, the value received, what is allo
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, TemplateParam, TParamKind
-from ._operators import KnownOp, UserCallback, UserOp, coerce_operator
+from ..errors import SpecError
+from ._model import ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
+from ._operators import KnownOp, UserCallback, coerce_operator
 from ._registry import get_primitive
-from ._types import BUILTIN_TYPES, ValueType, value_type
+from ._types import value_type
 
 __all__ = ["Binding", "Request", "bind"]
-
-BlockDim = tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -55,82 +52,27 @@ class Request:
         return f"Request({self.primitive!r}, {self.method!r}, {self.overload!r}{args})"
 
 
-def _canonical(value: object) -> str:
-    if isinstance(value, ValueType | KnownOp):
-        return value.name
-    if isinstance(value, UserOp):
-        return f"user_op:{value.symbol}"
-    if isinstance(value, UserCallback):
-        return f"user_callback:{value.symbol}"
-    return str(value)
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Binding:
-    """A validated request: everything the renderer needs for one call site."""
-
-    spec: PrimitiveSpec
-    method: Method
-    overload: Overload
-    block_dim: BlockDim
-    values: Mapping[str, Any]
-    """Every template parameter (class and overload level, defaults and inferred filled in) and every
-    operator/callback parameter, by Python name: ValueType, int, bool, CubEnum, KnownOp, UserOp or
-    UserCallback."""
-
-    @property
-    def block_threads(self) -> int:
-        x, y, z = self.block_dim
-        return x * y * z
-
-    def type_of(self, ref: str) -> ValueType:
-        """Resolve a type reference: a bound TYPE parameter or a dtype name."""
-        bound = self.values.get(ref)
-        return bound if isinstance(bound, ValueType) else BUILTIN_TYPES[ref]
-
-    def extent_of(self, param: Param) -> int | None:
-        """Number of items of an ARRAY/array-OUTPUT parameter; None for scalars."""
-        return None if param.extent is None else int(self.values[param.extent])
-
-    def canonical(self) -> str:
-        """A stable text form of the binding (for naming and hashing); independent of argument order."""
-        vals = ",".join(f"{k}={_canonical(self.values[k])}" for k in sorted(self.values))
-        return f"{self.spec.name}.{self.method.name}.{self.overload.name}[{vals}]"
-
-    def describe(self) -> dict[str, Any]:
-        """Values for constraint messages: every bound value plus block_dim and block_threads."""
-        return {
-            **self.values,
-            "block_dim": self.block_dim,
-            "block_threads": self.block_threads,
-            "primitive": self.spec.name,
-            "method": self.method.name,
-        }
-
-
-def _suggest(name: str, allowed: list[str]) -> str:
-    close = difflib.get_close_matches(name, allowed, n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 def _coerce_tparam(where: str, tp: TemplateParam, value: object) -> Any:
     if tp.kind is TParamKind.TYPE:
         try:
-            return value_type(value)
+            vt = value_type(value)
         except ValueError as exc:
-            raise ValueError(f"{where}: {tp.name}: {exc}") from None
+            raise SpecError(f"{where}: {tp.name}: {exc}") from None
+        if tp.kinds and vt.kind not in tp.kinds:
+            raise SpecError(f"{where}: {tp.name} must be of kind {' or '.join(tp.kinds)}, got {vt.name}")
+        return vt
     if tp.kind is TParamKind.ENUM:
         assert tp.enum is not None  # checked by TemplateParam
         try:
             return tp.enum.coerce(value)
-        except ValueError as exc:
-            raise ValueError(f"{where}: {tp.name}: {exc}") from None
+        except SpecError as exc:
+            raise SpecError(f"{where}: {tp.name}={value!r}: {exc}") from None
     if tp.kind is TParamKind.BOOL:
         if not isinstance(value, bool):
-            raise ValueError(f"{where}: {tp.name} must be True or False, got {value!r}")
+            raise SpecError(f"{where}: {tp.name} must be True or False, got {value!r}")
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(
+        raise SpecError(
             f"{where}: {tp.name} must be a positive compile-time integer, got {value!r}; "
             "extents are never truncated or inferred from runtime values"
         )
@@ -140,21 +82,24 @@ def _coerce_tparam(where: str, tp: TemplateParam, value: object) -> Any:
 def _coerce_operator(where: str, binding_types: Binding, param: Param, value: object) -> Any:
     if param.kind is ArgKind.CALLBACK:
         if not isinstance(value, UserCallback):
-            raise ValueError(
+            raise SpecError(
                 f"{where}: {param.name} must be a UserCallback (a user function the DSL compiles), got {value!r}"
             )
         return value
     op = coerce_operator(value)
     if op is None:
-        raise ValueError(
+        raise SpecError(
             f"{where}: {param.name}={value!r} is not an operator; pass a known operator "
             f"({', '.join(repr(o.aliases[0]) for o in KnownOp)}) or a UserOp naming a compiled device function"
         )
     if isinstance(op, KnownOp):
+        if op.is_comparison != (param.returns == "bool"):
+            wanted = "a comparison" if param.returns == "bool" else "a binary operator returning a value"
+            raise SpecError(f"{where}: {param.name}={op.aliases[0]!r} is not {wanted}; {param.doc}")
         for ref in param.args:
             vt = binding_types.type_of(ref)
             if not op.supports(vt):
-                raise ValueError(
+                raise SpecError(
                     f"{where}: {param.name}={op.aliases[0]!r} is not defined for {vt.name}; "
                     "pass a user operator (a device function) instead"
                 )
@@ -171,12 +116,12 @@ def _check_names(
     for name in given:
         tp = tparams.get(name)
         if tp is not None and tp.inferred:
-            raise ValueError(f"{where}: {name} comes from the launch configuration and cannot be given")
+            raise SpecError(f"{where}: {name} comes from the launch configuration and cannot be given")
         if tp is None and name not in operators:
             allowed = sorted([n for n, t in tparams.items() if not t.inferred] + list(operators))
-            raise ValueError(
+            raise SpecError(
                 f"{where} ({overload.name}) has no parameter {name!r}; it takes "
-                f"{', '.join(allowed)}{_suggest(name, allowed)}"
+                f"{', '.join(allowed)}{suggest(name, allowed)}"
             )
 
 
@@ -185,15 +130,15 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
 
     Raises
     ------
-    ValueError
+    SpecError
         Unknown primitive, method, overload or parameter (with suggestions), a missing or invalid
         value, or a configuration CUB would reject or silently change (the spec's constraints).
     """
     dims = tuple(block_dim) + (1,) * (3 - len(block_dim))
     if len(dims) != 3 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
-        raise ValueError(f"block_dim must be 1 to 3 positive integers, got {block_dim!r}")
+        raise SpecError(f"block_dim must be 1 to 3 positive integers, got {block_dim!r}")
     if dims[0] * dims[1] * dims[2] > 1024:
-        raise ValueError(f"block_dim {dims} has {dims[0] * dims[1] * dims[2]} threads; CUDA allows at most 1024")
+        raise SpecError(f"block_dim {dims} has {dims[0] * dims[1] * dims[2]} threads; CUDA allows at most 1024")
     spec = get_primitive(request.primitive)
     method = spec.method(request.method)
     overload = method.overload(request.overload)
@@ -212,14 +157,14 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
         elif tp.optional:
             values[tp.name] = _coerce_tparam(where, tp, tp.default)
         else:
-            raise ValueError(f"{where}: missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
+            raise SpecError(f"{where}: missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
     partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
     for name, param in operators.items():
         if name not in given:
-            raise ValueError(f"{where} ({overload.name}): missing {param.kind.value} {name}")
+            raise SpecError(f"{where} ({overload.name}): missing {param.kind.value} {name}")
         values[name] = _coerce_operator(where, partial, param, given[name])
     binding = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
     for constraint in spec.constraints:
         if not constraint.check(binding):
-            raise ValueError(f"{where}: " + constraint.message.format(**binding.describe()))
+            raise SpecError(f"{where}: " + constraint.message.format(**binding.describe()))
     return binding

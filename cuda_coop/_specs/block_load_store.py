@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, DTYPE, ITEMS_PER_THREAD, array, block_threads_multiple_of_warp, out_array, scalar
+from ._common import (
+    BLOCK_DIMS,
+    COUNT_TYPE,
+    DTYPE,
+    ITEMS_PER_THREAD,
+    array,
+    block_threads_multiple_of_warp,
+    count,
+    out_array,
+    scalar,
+)
 from ._model import ArgKind, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
@@ -85,16 +95,28 @@ def _algorithm(enum: type[CubEnum], default: CubEnum) -> TemplateParam:
     )
 
 
-_VALID = scalar("valid_items", "int32", doc="Number of valid items in the tile (CUB: block_items_end).")
+_VALID = count(
+    "tile",
+    "Move only the first ``valid_items`` items of the tile (a partial last tile; CUB: block_items_end); any "
+    "value at or above the tile size means the whole tile.",
+)
 _SRC = Param(
     name="src",
     kind=ArgKind.POINTER,
     type="dtype",
     const=True,
-    doc="Start of the block's tile (already offset by the caller).",
+    offset="offset",
+    doc="A 1-D C-contiguous device array; the tile starts at ``src[offset]``.",
 )
-_DST = Param(name="dst", kind=ArgKind.POINTER, type="dtype", doc="Start of the block's tile.")
-_ITEMS_OUT = out_array("items", doc="This thread's items.")
+_DST = Param(
+    name="dst",
+    kind=ArgKind.POINTER,
+    type="dtype",
+    offset="offset",
+    doc="A 1-D C-contiguous device array; the tile starts at ``dst[offset]``.",
+)
+_ITEMS_OUT = out_array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
+_ITEMS_IN = array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
 
 BLOCK_LOAD = register_primitive(
     PrimitiveSpec(
@@ -114,18 +136,18 @@ BLOCK_LOAD = register_primitive(
         methods=(
             Method(
                 name="load",
-                cpp="Load",
                 overloads=(
                     Overload(name="full", params=(_SRC, _ITEMS_OUT)),
-                    Overload(name="guarded", params=(_SRC, _ITEMS_OUT, _VALID)),
+                    Overload(name="guarded", params=(_SRC, _ITEMS_OUT, _VALID), tparams=(COUNT_TYPE,)),
                     Overload(
                         name="guarded_default",
                         params=(
                             _SRC,
                             _ITEMS_OUT,
                             _VALID,
-                            scalar("oob_default", doc="Value of items past valid_items."),
+                            scalar("oob_default", doc="Value given to the items past ``valid_items``."),
                         ),
+                        tparams=(COUNT_TYPE,),
                     ),
                 ),
                 doc="Load a tile into a blocked arrangement.",
@@ -134,7 +156,7 @@ BLOCK_LOAD = register_primitive(
         constraints=(
             block_threads_multiple_of_warp(
                 (BlockLoadAlgorithm.BLOCK_LOAD_WARP_TRANSPOSE, BlockLoadAlgorithm.BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED),
-                "use BLOCK_LOAD_TRANSPOSE or a multiple of 32 threads",
+                "use algorithm='transpose' or a multiple of 32 threads",
             ),
         ),
         doc="Block-wide tile load (``cub::BlockLoad``) into per-thread arrays.",
@@ -160,10 +182,9 @@ BLOCK_STORE = register_primitive(
         methods=(
             Method(
                 name="store",
-                cpp="Store",
                 overloads=(
-                    Overload(name="full", params=(_DST, array("items", doc="This thread's items."))),
-                    Overload(name="guarded", params=(_DST, array("items", doc="This thread's items."), _VALID)),
+                    Overload(name="full", params=(_DST, _ITEMS_IN)),
+                    Overload(name="guarded", params=(_DST, _ITEMS_IN, _VALID), tparams=(COUNT_TYPE,)),
                 ),
                 doc="Store a blocked arrangement as a tile.",
             ),
@@ -174,7 +195,7 @@ BLOCK_STORE = register_primitive(
                     BlockStoreAlgorithm.BLOCK_STORE_WARP_TRANSPOSE,
                     BlockStoreAlgorithm.BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED,
                 ),
-                "use BLOCK_STORE_TRANSPOSE or a multiple of 32 threads",
+                "use algorithm='transpose' or a multiple of 32 threads",
             ),
         ),
         doc="Block-wide tile store (``cub::BlockStore``) from per-thread arrays.",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ._common import BLOCK_DIMS, DTYPE, op, reduce_overloads
-from ._model import Constraint, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import Binding, Constraint, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._operators import KnownOp
 from ._registry import register_primitive
-from ._request import Binding
 
 __all__ = ["BLOCK_REDUCE", "BlockReduceAlgorithm"]
 
@@ -67,7 +66,10 @@ ALGORITHM = TemplateParam(
     doc="Reduction algorithm.",
 )
 
-_VALID_DOC = "Number of threads with a valid input (CUB: num_valid)."
+_VALID_DOC = (
+    "Reduce only the first ``valid_items`` threads' inputs (CUB: num_valid), in CUB's linear thread order; "
+    "any value at or above the block size means every thread."
+)
 
 
 BLOCK_REDUCE = register_primitive(
@@ -81,16 +83,14 @@ BLOCK_REDUCE = register_primitive(
         methods=(
             Method(
                 name="reduce",
-                cpp="Reduce",
                 returns="dtype",
-                overloads=reduce_overloads(op(), valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(op(), limit="block", valid_doc=_VALID_DOC),
                 doc="Reduce the block's items with ``op``; the result is valid in thread 0.",
             ),
             Method(
                 name="sum",
-                cpp="Sum",
                 returns="dtype",
-                overloads=reduce_overloads(valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(limit="block", valid_doc=_VALID_DOC),
                 doc="Sum the block's items; the result is valid in thread 0.",
             ),
         ),
@@ -99,15 +99,15 @@ BLOCK_REDUCE = register_primitive(
                 check=_nondeterministic_ok,
                 message=(
                     "algorithm={algorithm} adds with atomics: it computes sums of int32, uint32, int64, uint64, "
-                    "float32 or float64 only (got {method} of {dtype}); use BLOCK_REDUCE_WARP_REDUCTIONS"
+                    "float32 or float64 only (got {method} of {dtype}); use algorithm='warp_reductions'"
                 ),
             ),
             Constraint(
                 check=_commutative_only_ok,
                 message=(
-                    "algorithm={algorithm} needs full tiles and a block of more than 32 threads, a multiple of 32 "
-                    "(got {block_threads} threads in {block_dim}); CUB would silently use BLOCK_REDUCE_RAKING, so "
-                    "ask for BLOCK_REDUCE_RAKING"
+                    "algorithm={algorithm} needs every thread's input (no valid_items) and a block of more than "
+                    "32 threads, a multiple of 32 (got {block_threads} threads in {block_dim}); CUB would silently "
+                    "use another algorithm, so ask for algorithm='raking'"
                 ),
             ),
         ),

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import (
-    BLOCK_DIMS,
-    DTYPE,
-    ITEMS_PER_THREAD,
-    array,
-    block_threads_multiple_of_warp,
-    op,
-    out_array,
-    output,
-    scalar,
-)
+from ._common import BLOCK_DIMS, DTYPE, aggregate, block_threads_multiple_of_warp, scan_overloads
 from ._model import ArgKind, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
@@ -50,41 +40,27 @@ ALGORITHM = TemplateParam(
     doc="Scan algorithm.",
 )
 
-_INIT = scalar("initial_value", doc="Seed of the scan (applied by thread 0).")
-_AGGREGATE = Param(
-    name="block_aggregate",
-    kind=ArgKind.AGGREGATE,
-    type="dtype",
-    doc="Receives the block-wide aggregate, in every thread.",
+_AGGREGATE = aggregate(
+    "block_aggregate", "A ``cuda.local.array(1, dtype)`` that receives the block's total, in every thread."
 )
 _PREFIX = Param(
-    name="prefix_callback",
+    name="prefix_op",
     kind=ArgKind.CALLBACK,
     returns="dtype",
     args=("dtype",),
-    doc="Called by the first warp with the block aggregate; lane 0's result seeds the scan. "
-    "Its state pointer carries running totals across tiles.",
+    state="prefix_state",
+    doc="A Python function ``prefix_op(state, block_aggregate)`` the first warp calls with the tile's total; "
+    "lane 0's result seeds the scan (CUB's BlockPrefixCallbackOp). ``state`` points to ``prefix_state``, "
+    "an array the caller owns (e.g. a ``cuda.local.array(1, dtype)`` holding the running total across tiles).",
 )
 
 
 def _overloads(
     *, scan_op: bool, inits: tuple[bool, ...], array_inits: tuple[bool, ...] | None = None
 ) -> tuple[Overload, ...]:
-    """Every shape x {plain, aggregate} x init variant, plus the prefix-callback forms."""
-    ops = (op(doc="Binary associative scan operator."),) if scan_op else ()
-    result = []
-    for shape in ("scalar", "array"):
-        io: tuple[Param, ...] = (
-            (scalar("input"), output("output")) if shape == "scalar" else (array("input"), out_array("output"))
-        )
-        tparams = (ITEMS_PER_THREAD,) if shape == "array" else ()
-        for init in inits if shape == "scalar" or array_inits is None else array_inits:
-            head = io + ((_INIT,) if init else ()) + ops
-            name = shape + ("_init" if init else "")
-            result.append(Overload(name=name, params=head, tparams=tparams))
-            result.append(Overload(name=name + "_aggregate", params=(*head, _AGGREGATE), tparams=tparams))
-        result.append(Overload(name=shape + "_prefix", params=(*io, *ops, _PREFIX), tparams=tparams))
-    return tuple(result)
+    return scan_overloads(
+        scan_op=scan_op, inits=inits, array_inits=array_inits, arrays=True, aggregate_param=_AGGREGATE, prefix=_PREFIX
+    )
 
 
 BLOCK_SCAN = register_primitive(
@@ -98,25 +74,22 @@ BLOCK_SCAN = register_primitive(
         methods=(
             Method(
                 name="exclusive_sum",
-                cpp="ExclusiveSum",
                 overloads=_overloads(scan_op=False, inits=(False,)),
                 doc="Exclusive prefix sum; thread 0's output is 0 (or the prefix callback's value).",
             ),
             Method(
                 name="inclusive_sum",
-                cpp="InclusiveSum",
                 overloads=_overloads(scan_op=False, inits=(False,)),
                 doc="Inclusive prefix sum.",
             ),
             Method(
                 name="exclusive_scan",
-                cpp="ExclusiveScan",
-                overloads=_overloads(scan_op=True, inits=(True, False)),
-                doc="Exclusive prefix scan with ``op``; without ``initial_value`` thread 0's output is undefined.",
+                # CUB's forms without a seed leave thread 0's output undefined: only seeded forms are offered.
+                overloads=_overloads(scan_op=True, inits=(True,)),
+                doc="Exclusive prefix scan with ``op``, seeded with ``initial_value`` or by ``prefix_op``.",
             ),
             Method(
                 name="inclusive_scan",
-                cpp="InclusiveScan",
                 overloads=_overloads(scan_op=True, inits=(False,), array_inits=(False, True)),
                 doc="Inclusive prefix scan with ``op``; the array form accepts an ``initial_value``.",
             ),
@@ -124,7 +97,7 @@ BLOCK_SCAN = register_primitive(
         constraints=(
             block_threads_multiple_of_warp(
                 (BlockScanAlgorithm.BLOCK_SCAN_WARP_SCANS,),
-                "CUB would silently use BLOCK_SCAN_RAKING; ask for BLOCK_SCAN_RAKING or use a multiple of 32 threads",
+                "CUB would silently use another algorithm; ask for algorithm='raking' or use a multiple of 32 threads",
             ),
         ),
         doc="Block-wide prefix scans (``cub::BlockScan``), scalar and per-thread-array forms, with block "

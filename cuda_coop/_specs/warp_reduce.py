@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ._common import DTYPE, LOGICAL_WARP_CONSTRAINT, LOGICAL_WARP_THREADS, op, reduce_overloads, scalar
+from ._common import DTYPE, LOGICAL_WARP_CONSTRAINT, THREADS, op, reduce_overloads, scalar
 from ._model import Method, Overload, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 
 __all__ = ["WARP_REDUCE"]
 
-_INPUT = scalar("input", doc="This thread's input item.")
-_VALID_DOC = "Number of lanes with a valid input."
+_INPUT = scalar("x", doc="This thread's input item.")
+_VALID_DOC = "Reduce only the first ``valid_items`` lanes; any value at or above ``threads`` means every lane."
 
 
 def _segmented(flag: str, *ops: Param) -> tuple[Overload, ...]:
@@ -24,46 +24,40 @@ WARP_REDUCE = register_primitive(
         cub_class="cub::WarpReduce",
         header="cub/warp/warp_reduce.cuh",
         scope=Scope.WARP,
-        tparams=(DTYPE, LOGICAL_WARP_THREADS),
+        tparams=(DTYPE, THREADS),
         methods=(
             Method(
                 name="reduce",
-                cpp="Reduce",
                 returns="dtype",
-                overloads=reduce_overloads(op(), valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(op(), limit="warp", valid_doc=_VALID_DOC),
                 doc="Reduce the logical warp's items with ``op``; valid in lane 0.",
             ),
             Method(
                 name="sum",
-                cpp="Sum",
                 returns="dtype",
-                overloads=reduce_overloads(valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(limit="warp", valid_doc=_VALID_DOC),
                 doc="Sum the logical warp's items; valid in lane 0.",
             ),
             Method(
                 name="head_segmented_sum",
-                cpp="HeadSegmentedSum",
                 returns="dtype",
                 overloads=_segmented("head_flag"),
                 doc="Segmented sums; segments start where head_flag is set.",
             ),
             Method(
                 name="tail_segmented_sum",
-                cpp="TailSegmentedSum",
                 returns="dtype",
                 overloads=_segmented("tail_flag"),
                 doc="Segmented sums; segments end where tail_flag is set.",
             ),
             Method(
                 name="head_segmented_reduce",
-                cpp="HeadSegmentedReduce",
                 returns="dtype",
                 overloads=_segmented("head_flag", op()),
                 doc="Segmented reductions by head flags.",
             ),
             Method(
                 name="tail_segmented_reduce",
-                cpp="TailSegmentedReduce",
                 returns="dtype",
                 overloads=_segmented("tail_flag", op()),
                 doc="Segmented reductions by tail flags.",

@@ -1,25 +1,31 @@
 """Typing and lowering of the rewritten calls: ``coop_call(<site id>, *runtime arguments)``.
 
-Typing turns a call site (``_planner.CallSite``) and the numba types of its runtime arguments into a
-specialisation request (``_specs.Request``) and the call's result type. Lowering, at the first call
-site of a kernel, plans every typed site of that kernel at once (``_provider.plan``: symbols and
-C signatures) and attaches one lazily compiled provider; each call then becomes a C-ABI call of its
-wrapper, per-thread and global arrays passed as data pointers.
+Typing turns a call site (``_sites.CallSite``) and the numba types of its runtime arguments into a
+specialisation request (``_specs.Request``) and the call's result type. It dispatches on each
+argument's spec kind (``ArgKind``), never on a parameter's name: what the spec says a parameter is
+decides what the caller may pass. Lowering, at the first call site of a kernel, plans every typed site
+of that kernel at once (``_provider.plan``: symbols and C signatures) and attaches one lazily compiled
+provider; each call then becomes a C-ABI call of its wrapper, arrays passed as data pointers.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .._dsl._primitive import SPEC_NAMES
-from .._specs import ArgKind, Request, UserCallback, UserOp, bind, coerce_operator, get_primitive
+import numpy as np
+
+from .._specs import ArgKind, Param, Request, UserCallback, UserOp, bind, coerce_operator
+from ..errors import SpecError
 from . import _seams
-from ._planner import CallSite, KernelPlan, site
+from ._operators import user_function
+from ._provider_link import KernelProvider
 from ._seams import types
+from ._sites import CallSite, KernelPlan, site
 
 SUPPORTED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+
+__all__ = ["SUPPORTED", "TypedCall", "coop_call", "type_call"]
 
 
 @dataclass(frozen=True)
@@ -38,22 +44,8 @@ class TypedCall:
 
 
 def _dtype_name(ty: Any) -> str | None:
-    name = str(ty.dtype if isinstance(ty, types.Array) else ty)
+    name = str(ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty))
     return name if name in SUPPORTED else None
-
-
-def _user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[str, Any, Any]:
-    """(symbol, Python function, C signature) of a user function the provider calls."""
-    pyfunc = getattr(fn, "py_func", fn)
-    if not callable(pyfunc):
-        raise cs.error(f"{param}={fn!r} is neither a known operator nor a Python function")
-    # Stable across processes (the symbol is part of the provider's source, hence its cache key), and
-    # distinct for closures of one function that capture different values.
-    code = getattr(pyfunc, "__code__", None)
-    body = (code.co_code, code.co_consts) if code is not None else None
-    captured = tuple(repr(cell.cell_contents) for cell in getattr(pyfunc, "__closure__", None) or ())
-    identity = repr((pyfunc.__module__, pyfunc.__qualname__, body, captured, str(signature)))
-    return f"cuda_coop_{param}_{hashlib.sha256(identity.encode()).hexdigest()[:16]}", pyfunc, signature
 
 
 def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
@@ -61,118 +53,227 @@ def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
     dtype = _dtype_name(data_ty) if data_ty is not None else None
     if dtype is None:
         raise cs.error(
-            f"{cs.primitive.data!r} has type {data_ty}; expected a value or a cuda.local.array of one of "
-            f"{', '.join(SUPPORTED)}"
+            f"{cs.primitive.data}= has type {data_ty}; expected a value or an array of one of {', '.join(SUPPORTED)}"
         )
     return dtype
 
 
-def _extent(cs: CallSite, given: dict[str, Any]) -> int | None:
-    """The per-thread extent: recovered from the arrays' definitions, or items_per_thread=."""
-    explicit = cs.static.get("items_per_thread")
-    extent: int | None = None
-    for name in sorted(cs.primitive.per_thread):
-        ty = given.get(name)
-        if ty is None or (not isinstance(ty, types.Array) and name == cs.primitive.data):
-            continue
-        if not isinstance(ty, types.Array):
-            raise cs.error(f"{name!r} must be a cuda.local.array, got {ty}")
-        n = cs.extents.get(name, explicit)
-        if n is None:
+# --- one runtime argument, by its spec kind ------------------------------------------------------------
+
+
+def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str) -> None:
+    if not isinstance(ty, types.Array):
+        raise cs.error(f"{name}= must be {what}; got the scalar {ty}")
+    if str(ty.dtype) != dtype:
+        raise cs.error(f"{name}= holds {ty.dtype} but {cs.primitive.data}= is {dtype}; use one dtype")
+    if ty.ndim != 1 or ty.layout != "C":
+        raise cs.error(
+            f"{name}= must be a 1-D C-contiguous array, got {ty}: strided or reversed views (x[::2], x[::-1]) "
+            "and non-contiguous arguments lose their strides; pass a contiguous array (or copy the data into one)"
+        )
+
+
+def _check_per_thread(cs: CallSite, name: str, ty: Any, dtype: str, needed: int | None) -> int:
+    """A thread-local array of at least ``needed`` items; returns its extent."""
+    _check_array(cs, name, ty, dtype, f"a cuda.local.array of {dtype}")
+    origin = cs.origins.get(name)
+    if origin is None or origin.extent is None:
+        what = origin.what if origin is not None else "not a cuda.local.array defined in this kernel"
+        raise cs.error(
+            f"{name}= must be this thread's own cuda.local.array(N, np.{dtype}) defined in the kernel; got {what}. "
+            "Per-thread items never live in global or shared memory: load them with coop.block.load into a "
+            "cuda.local.array"
+        )
+    if needed is not None and origin.extent < needed:
+        raise cs.error(f"{name}= has {origin.extent} items but items_per_thread={needed}; they must match")
+    return origin.extent
+
+
+def _lossless(value: Any, dtype: str) -> bool:
+    """Whether the constant ``value`` converts to ``dtype`` without loss: an integer type takes integers in
+    its range, a floating type integers it represents exactly and floats that do not overflow (rounding a
+    float constant to float32 is ordinary float semantics)."""
+    dt = np.dtype(dtype)
+    if isinstance(value, bool | np.bool_):
+        return True
+    if dt.kind in "iu":
+        if not isinstance(value, int | np.integer):
+            return False
+        info = np.iinfo(dt)
+        return int(info.min) <= int(value) <= int(info.max)
+    with np.errstate(all="ignore"):
+        if dt.kind == "f" and isinstance(value, int | np.integer):
+            return float(dt.type(value)) == value  # Python compares a float and an int exactly
+        if dt.kind == "f" and isinstance(value, float | np.floating):
+            return bool(np.isfinite(dt.type(value))) or not np.isfinite(value)  # rounding, never overflow
+    return False
+
+
+def _check_scalar(cs: CallSite, name: str, ty: Any, target: Any) -> None:
+    """A scalar that converts to the numba type ``target`` without loss (constants by value, else by type)."""
+    if isinstance(ty, types.Array):
+        raise cs.error(f"{name}= must be a single {target} value; got the array {ty}")
+    if not isinstance(ty, types.Number | types.Boolean):
+        raise cs.error(f"{name}= must be a number convertible to {target}; got {ty}")
+    if name in cs.constants:
+        if not _lossless(cs.constants[name], str(target)):
             raise cs.error(
-                f"cannot tell the extent of {name!r} ({ty}): pass a cuda.local.array defined in this kernel "
-                "with a constant size, or give items_per_thread="
+                f"{name}={cs.constants[name]!r} does not convert to {target} exactly; pass a value of {target}"
             )
-        if explicit is not None and n != explicit:
-            raise cs.error(f"items_per_thread={explicit} but {name!r} has extent {n}")
-        if extent is not None and n != extent:
-            raise cs.error(f"{name!r} has extent {n} but another per-thread array has {extent}; they must match")
-        extent = n
-    return extent
+        return
+    base = types.unliteral(ty)
+    if base == target or isinstance(base, types.Boolean):
+        return
+    if np.can_cast(np.dtype(str(base)), np.dtype(str(target)), casting="safe"):
+        return
+    raise cs.error(
+        f"{name}= is {base}, which does not convert to {target} without loss; convert it explicitly, "
+        f"e.g. np.{target}(value)"
+    )
 
 
-def _check_arrays(cs: CallSite, given: dict[str, Any], dtype: str) -> None:
-    """Every array holds the data type; arrays are 1-D and contiguous."""
-    for name, ty in given.items():
-        if isinstance(ty, types.Array) and name != "prefix_state":  # the callback's state is the user's
-            if str(ty.dtype) != dtype:
-                raise cs.error(f"{name!r} holds {ty.dtype} but {cs.primitive.data!r} is {dtype}; use one dtype")
-            if ty.ndim != 1 or ty.layout not in ("C", "A"):
-                raise cs.error(f"{name!r} must be a 1-D contiguous array, got {ty}")
+def _check_count(cs: CallSite, name: str, ty: Any) -> str:
+    """An integer count of any width; returns its dtype name (it becomes the count's type parameter)."""
+    base = types.unliteral(ty)
+    if isinstance(ty, types.Array) or not isinstance(base, types.Integer):
+        raise cs.error(f"{name}= must be an integer; got {ty}")
+    return str(base)
 
 
-def _arguments(cs: CallSite, argtys: tuple[Any, ...], outputs: set[str]) -> tuple[dict[str, bool], dict[str, int]]:
-    """Spec arguments present at the call (name -> is a per-thread array) and where each comes from."""
-    present: dict[str, bool] = {}
-    sources: dict[str, int] = {}
+def _ref_type(ref: str, params: dict[str, Any]) -> Any:
+    """The numba type of a spec type reference (``"dtype"``, ``"bool"``, a bound TYPE parameter)."""
+    name = params.get(ref, ref)
+    return types.boolean if name == "bool" else getattr(types, str(name))
+
+
+@dataclass
+class _Typing:
+    """The request being built for one call site."""
+
+    cs: CallSite
+    argtys: tuple[Any, ...]
+    dtype: str
+    params: dict[str, Any]
+    present: dict[str, bool]
+    sources: dict[str, int]
+    user_ops: list[tuple[str, Any, Any]]
+    extent: int | None = None
+
+    def runtime(self, index: int, name: str, p: Param) -> None:
+        cs, ty = self.cs, self.argtys[index]
+        self.sources[name] = index
+        explicit = cs.static.get("items_per_thread") if p.extent == "items_per_thread" else None
+        if p.kind is ArgKind.POINTER:
+            _check_array(cs, name, ty, self.dtype, f"a 1-D C-contiguous array of {self.dtype}")
+            self.present[name] = False
+        elif p.kind is ArgKind.AGGREGATE:
+            _check_per_thread(cs, name, ty, self.dtype, 1)
+            self.present[name] = False
+        elif p.kind is ArgKind.OUTPUT or (p.kind is ArgKind.ARRAY) or (
+            p.kind is ArgKind.SCALAR and isinstance(ty, types.Array) and name in cs.primitive.per_thread
+        ):
+            if p.kind is ArgKind.OUTPUT and not isinstance(ty, types.Array):
+                raise cs.error(f"{name}= must be a cuda.local.array of {self.dtype}; got the scalar {ty}")
+            if isinstance(ty, types.Array):
+                n = _check_per_thread(cs, name, ty, self.dtype, explicit)
+                n = explicit if explicit is not None else n
+                if self.extent is not None and n != self.extent:
+                    raise cs.error(f"{name}= has {n} items but another per-thread array has {self.extent}")
+                self.extent = n
+            if p.kind is not ArgKind.OUTPUT:
+                self.present[name] = isinstance(ty, types.Array)
+        elif p.count_limit is not None:
+            assert p.type is not None
+            self.params[p.type] = _check_count(cs, name, ty)
+            self.present[name] = False
+        else:  # SCALAR of the data type (or another type the spec names)
+            if name != cs.primitive.data:
+                _check_scalar(cs, name, ty, _ref_type(p.type or "dtype", self.params))
+            self.present[name] = False
+
+    def static(self, name: str, value: Any) -> None:
+        cs = self.cs
+        p = cs.primitive.param(name)
+        if p is None:  # a template parameter (algorithm, threads...); items_per_thread is the arrays' extent
+            if name != "items_per_thread":
+                self.params[name] = value
+            return
+        self.present[name] = False
+        args = tuple(_ref_type(ref, self.params) for ref in p.args)
+        returns = _ref_type(p.returns or "dtype", self.params)
+        if p.kind is ArgKind.OPERATOR:
+            op = coerce_operator(value)
+            if op is None:
+                user = user_function(cs, name, value, returns(*args))
+                self.user_ops.append(user)
+                op = UserOp(user[0])
+            self.params[name] = op
+            return
+        assert p.kind is ArgKind.CALLBACK and p.state is not None
+        index = cs.runtime.index(p.state) if p.state in cs.runtime else None
+        state = self.argtys[index] if index is not None else None
+        if not isinstance(state, types.Array):
+            raise cs.error(f"{name}= needs {p.state}=, an array its first argument points to (got {state})")
+        self.sources[name] = index  # type: ignore[assignment]
+        user = user_function(cs, name, value, returns(types.CPointer(state.dtype), *args))
+        self.user_ops.append(user)
+        self.params[name] = UserCallback(user[0])
+
+
+def _type_arguments(t: _Typing) -> None:
+    """Check every runtime and compile-time argument by its spec kind, building the request's values."""
+    cs, prim = t.cs, t.cs.primitive
+    offsets = {offset for offset, _ in prim.offsets}
+    states = dict(prim.states)
     for index, name in enumerate(cs.runtime):
-        spec_name = SPEC_NAMES.get(name, name)
-        sources[spec_name] = index
-        if spec_name not in outputs:
-            present[spec_name] = isinstance(argtys[index], types.Array) and name in cs.primitive.per_thread
-    for out, source in cs.primitive.in_place:
-        if out not in cs.runtime and source in cs.runtime:
-            sources[SPEC_NAMES.get(out, out)] = cs.runtime.index(source)
-    return present, sources
+        p = prim.param(name)
+        if name in offsets:
+            if not isinstance(types.unliteral(t.argtys[index]), types.Integer):
+                raise cs.error(f"{name}= must be an integer index; got {t.argtys[index]}")
+        elif name in states:
+            if cs.static.get(states[name]) is None:
+                raise cs.error(f"{name}= is only used with {states[name]}=")
+        elif p is not None:
+            t.runtime(index, name, p)
+    for name, value in cs.static.items():
+        if value is not None:
+            t.static(name, value)
+    for out, source in prim.in_place:
+        if out not in cs.runtime and source in t.sources:
+            t.sources[out] = t.sources[source]
 
 
 def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     """Validate a call site's argument types and build its specialisation request."""
     prim = cs.primitive
-    given = dict(zip(cs.runtime, argtys, strict=True))
-    dtype = _data_type(cs, given)
-    numba_dtype = getattr(types, dtype)
-    spec = get_primitive(prim.target[0])
-    method = spec.method(prim.target[1])
-    extent = _extent(cs, given)
-    _check_arrays(cs, given, dtype)
-    outputs = {p.name for ov in method.overloads for p in ov.all_params if p.kind is ArgKind.OUTPUT}
-    present, sources = _arguments(cs, argtys, outputs)
-
-    params: dict[str, Any] = {"dtype": dtype}
-    user_ops: list[tuple[str, Any, Any]] = []
-    for name, value in cs.static.items():
-        if name == "items_per_thread" or value is None:
-            continue
-        spec_name = SPEC_NAMES.get(name, name)
-        params[spec_name] = value
-        if name == "op":
-            present[spec_name] = False
-            op = coerce_operator(value)
-            if op is None:
-                user = _user_function(cs, name, value, numba_dtype(numba_dtype, numba_dtype))
-                user_ops.append(user)
-                op = UserOp(user[0])
-            params[spec_name] = op
-        elif name == "prefix_op":
-            state = given.get("prefix_state")
-            if not isinstance(state, types.Array):
-                raise cs.error(f"prefix_op needs prefix_state=, an array its first argument points to (got {state})")
-            user = _user_function(cs, name, value, numba_dtype(types.CPointer(state.dtype), numba_dtype))
-            user_ops.append(user)
-            params[spec_name] = UserCallback(user[0])
-    if "prefix_state" in given and "prefix_callback" not in params:
-        raise cs.error("prefix_state= is only used with prefix_op=")
-    if extent is not None and any(tp.name == "items_per_thread" for ov in method.overloads
-                                  for tp in (*spec.tparams, *ov.tparams)):
-        params["items_per_thread"] = extent
+    dtype = _data_type(cs, dict(zip(cs.runtime, argtys, strict=True)))
+    t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [])
+    _type_arguments(t)
+    if t.extent is not None:
+        t.params["items_per_thread"] = t.extent
+    elif cs.static.get("items_per_thread") is not None:
+        raise cs.error(f"items_per_thread= is given but {prim.data}= is a scalar; pass a cuda.local.array")
     try:
-        overload = method.match(present)
-    except ValueError:
-        arrays = ", ".join(k for k, v in present.items() if v) or "none"
-        raise cs.error(f"no form of {spec.cub_class}::{method.cpp} takes ({', '.join(sorted(present))}) "
-                       f"with these per-thread arrays: {arrays}") from None
-    if not any(tp.name == "items_per_thread" for tp in (*spec.tparams, *overload.tparams)):
-        params.pop("items_per_thread", None)
-    request = Request(spec.name, method.name, overload.name, **params)
+        overload = prim.method.match(t.present)
+    except SpecError as exc:  # lists the forms, arrays marked []
+        raise cs.error(f"{exc}; see help(coop.{prim.name})") from None
+    for p in overload.params:  # a scalar output is the call's result, never an argument
+        if p.kind is ArgKind.OUTPUT and p.extent is None and p.name in cs.runtime:
+            raise cs.error(f"{p.name}= is for the array form only: with a scalar {prim.data} the result is returned")
+    bound_names = {tp.name for tp in (*prim.spec.tparams, *overload.tparams)}
+    params = {k: v for k, v in t.params.items() if k in bound_names or prim.param(k) is not None}
+    request = Request(prim.spec.name, prim.method.name, overload.name, **params)
     bind(request, cs.block)  # validate now: errors name the call site
-    returns = numba_dtype if method.returns is not None or _returns_output(overload) else types.none
-    return TypedCall(request=request, returns=returns, sources=sources, user_ops=tuple(user_ops), argtys=argtys)
+    returns = getattr(types, dtype) if prim.method.returns is not None or _returns_output(overload) else types.none
+    return TypedCall(request=request, returns=returns, sources=t.sources, user_ops=tuple(t.user_ops), argtys=argtys)
 
 
 def _returns_output(overload: Any) -> bool:
     outs = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
     return len(outs) == 1
+
+
+# --- lowering ------------------------------------------------------------------------------------------
 
 
 def _numba_type(cparam: Any, argty: Any) -> Any:
@@ -202,8 +303,6 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
 
 def _kernel_provider(lower: Any, kernel: KernelPlan) -> Any:
     if kernel.provider is None:
-        from ._provider_link import KernelProvider
-
         kernel.provider = KernelProvider(kernel, _seams.target_chip(lower))
     return kernel.provider
 
@@ -217,7 +316,7 @@ def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
     cs, kernel = site(site_id)
     try:
         typed = type_call(cs, tuple(argtys))
-    except ValueError as exc:  # a request the spec rejects (constraint, operator, algorithm)
+    except SpecError as exc:  # a request the spec rejects (constraint, operator, algorithm)
         raise cs.error(str(exc)) from None
     kernel.typed[site_id] = typed
     signature = typed.returns(site_lit, *argtys)
@@ -227,5 +326,3 @@ def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
 
     return signature, codegen
 
-
-__all__ = ["TypedCall", "coop_call", "type_call"]

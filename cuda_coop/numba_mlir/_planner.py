@@ -6,93 +6,90 @@ compile-time arguments, per-thread extents, the launch's block shape) and replac
 ``coop_call(<site id>, *runtime arguments)``. Kernels without cuda-coop calls are left alone
 (and stay launch-generic). It also gives the kernel launch bounds equal to the block size.
 
-Module state: ``_SITES`` (site id -> (CallSite, KernelPlan)), guarded by ``_LOCK``; entries are
-added by the planner and removed once their kernel's provider has produced its LTO-IR.
+Call sites are kept in ``_sites`` until their kernel's provider has produced its LTO-IR.
 """
 
 from __future__ import annotations
 
-import itertools
-import threading
-from dataclasses import dataclass, field
+import types as pytypes
 from typing import Any
 
 import numpy as np
 
 from .._dsl._primitive import Primitive, primitive_of
-from .._specs import Scope, get_primitive
+from .._specs import Scope
 from ..errors import UsageError
 from . import _seams
+from ._lowering import coop_call
 from ._seams import ir
+from ._sites import ArrayOrigin, CallSite, KernelPlan
+from ._uniformity import check_uniform_calls, rewrite_uniform_calls
 
 MAX_BLOCK_THREADS = 1024
-_MISSING = object()
+_MISSING: Any = object()
 
 
-@dataclass(frozen=True, kw_only=True)
-class CallSite:
-    """One call of a primitive in one kernel specialisation."""
-
-    primitive: Primitive
-    block: tuple[int, int, int]
-    static: dict[str, Any]
-    """Compile-time arguments (given or defaulted), e.g. ``{"algorithm": "transpose"}``."""
-    extents: dict[str, int]
-    """Per-thread array extents recovered from ``cuda.local.array`` definitions."""
-    runtime: tuple[str, ...]
-    """Names of the runtime arguments passed to the intrinsic, in order."""
-    where: str = field(default="")
-
-    def error(self, message: str) -> UsageError:
-        return UsageError(f"coop.{self.primitive.name}() at {self.where}: {message}")
-
-
-class KernelPlan:
-    """The call sites of one kernel compile; typing attaches each site's typed call to it."""
-
-    def __init__(self, block: tuple[int, int, int]) -> None:
-        self.block = block
-        self.site_ids: list[int] = []
-        self.first_use: set[int] = set()
-        """Sites that run before any other use of the block-scope storage (no leading barrier)."""
-        self.typed: dict[int, Any] = {}
-        self.provider: Any = None
-
-    def add(self, call_site: CallSite) -> int:
-        with _LOCK:
-            site_id = next(_IDS)
-            _SITES[site_id] = (call_site, self)
-        self.site_ids.append(site_id)
-        return site_id
-
-
-_SITES: dict[int, tuple[CallSite, KernelPlan]] = {}
-_IDS = itertools.count(1)
-_LOCK = threading.Lock()
-
-
-def site(site_id: int) -> tuple[CallSite, KernelPlan]:
-    """The call site with this id and the kernel compile it belongs to."""
-    return _SITES[site_id]
+def _definition(func_ir: Any, var: Any) -> Any:
+    """The single definition of ``var``, or _MISSING (several definitions, or none)."""
+    try:
+        return func_ir.get_definition(var)
+    except Exception:
+        return _MISSING
 
 
 def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
-    """The Python value ``var`` statically refers to (globals, constants, attribute chains, tuples)."""
-    if depth > 32:
-        return _MISSING
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:  # several definitions, or none: not a compile-time constant
-        return _MISSING
+    """The Python value ``var`` statically refers to (globals, constants, attribute chains, tuples, and
+    functions defined in the kernel that capture nothing); _MISSING when it is not a compile-time value."""
+    d = _definition(func_ir, var) if depth <= 32 else _MISSING
     if isinstance(d, ir.Global | ir.FreeVar | ir.Const):
         return d.value
-    if isinstance(d, ir.Expr) and d.op == "getattr":
+    op = getattr(d, "op", None) if isinstance(d, ir.Expr) else None
+    if op == "getattr":
         base = _resolve(func_ir, d.value, depth + 1)
         return _MISSING if base is _MISSING else getattr(base, d.attr, _MISSING)
-    if isinstance(d, ir.Expr) and d.op == "build_tuple":
+    if op == "build_tuple":
         items = tuple(_resolve(func_ir, v, depth + 1) for v in d.items)
         return _MISSING if any(i is _MISSING for i in items) else items
-    return _MISSING
+    return _kernel_function(func_ir, d) if op == "make_function" else _MISSING
+
+
+class CapturingLambda:
+    """A function defined inside the kernel that captures the kernel's variables (not compilable alone)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _kernel_function(func_ir: Any, d: Any) -> Any:
+    """The Python function a ``lambda``/``def`` inside the kernel makes, when it captures nothing."""
+    if d.closure is not None:
+        return CapturingLambda(str(d.name))
+    defaults = _resolve(func_ir, d.defaults) if d.defaults is not None else None
+    if defaults is _MISSING:
+        return _MISSING
+    func_globals = getattr(func_ir.func_id.func, "__globals__", {})
+    return pytypes.FunctionType(d.code, func_globals, d.code.co_name, defaults)
+
+
+def _origin(func_ir: Any, var: Any) -> ArrayOrigin:
+    """Where a per-thread argument comes from (see ``ArrayOrigin``); extent -1: a cuda.local.array."""
+    d = _definition(func_ir, var)
+    what = "not a cuda.local.array defined in this kernel"
+    if d is _MISSING:
+        what = "a variable with several definitions"
+    elif isinstance(d, ir.Arg):
+        what = f"the kernel argument {d.name!r} (global memory)"
+    elif isinstance(d, ir.Global | ir.FreeVar | ir.Const):
+        what = "a global constant array"
+    elif isinstance(d, ir.Expr) and d.op in ("getitem", "static_getitem"):
+        what = "an element or slice of another array"
+    elif isinstance(d, ir.Expr) and d.op == "call":
+        fn = _resolve(func_ir, d.func)
+        if fn is _seams.local_array_function():
+            return ArrayOrigin(-1)  # the extent is read by _local_array_extent
+        if fn is _seams.shared_array_function():
+            what = "a cuda.shared.array (shared by the block)"
+    return ArrayOrigin(None, what)
 
 
 def _local_array_extent(func_ir: Any, var: Any, where: str, name: str, param: str) -> int | None:
@@ -135,6 +132,44 @@ def _offset_view(stmt: Any, array_var: Any, offset_var: Any, new: list[Any]) -> 
     return assign(ir.Expr.getitem(array_var, index, loc), "view")
 
 
+def _split_arguments(
+    func_ir: Any, prim: Primitive, bound: Any, where: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(compile-time values, runtime variables, runtime constants) of a call's bound arguments."""
+    static: dict[str, Any] = {}
+    runtime: dict[str, Any] = {}
+    constants: dict[str, Any] = {}
+    for param in prim.signature.parameters.values():
+        given = param.name in bound.arguments
+        if param.name in prim.static:
+            static[param.name] = _static_value(func_ir, prim, param, bound, where) if given else param.default
+        elif given:
+            var = bound.arguments[param.name]
+            value = _resolve(func_ir, var)
+            if value is not None:  # an explicit None means "not given"
+                runtime[param.name] = var
+                if isinstance(value, int | float | complex | np.number | np.bool_):
+                    constants[param.name] = value
+        elif param.default is param.empty:
+            raise UsageError(f"coop.{prim.name}() at {where}: missing argument {param.name!r}")
+    return static, runtime, constants
+
+
+def _static_value(func_ir: Any, prim: Primitive, param: Any, bound: Any, where: str) -> Any:
+    value = _resolve(func_ir, bound.arguments[param.name])
+    if value is _MISSING:
+        raise UsageError(
+            f"coop.{prim.name}() at {where}: {param.name}= must be a compile-time constant (a literal, a "
+            "module-level constant or function, or a lambda that captures nothing)"
+        )
+    if isinstance(value, CapturingLambda):
+        raise UsageError(
+            f"coop.{prim.name}() at {where}: {param.name}= is a function defined in the kernel that uses "
+            "the kernel's variables; define it at module level (or make it use only its arguments)"
+        )
+    return value
+
+
 def _plan_site(
     func_ir: Any, stmt: Any, prim: Primitive, block: tuple[int, int, int], new: list[Any]
 ) -> tuple[CallSite, list[Any], list[Any]]:
@@ -142,55 +177,66 @@ def _plan_site(
     where = f"{stmt.loc.filename}:{stmt.loc.line}"
     if call.vararg is not None or getattr(call, "varkwarg", None) is not None:
         raise UsageError(f"coop.{prim.name}() at {where}: *args and **kwargs are not supported; pass arguments by name")
-    bound = prim.bind(tuple(call.args), dict(call.kws))
-    static: dict[str, Any] = {}
-    runtime: dict[str, Any] = {}
-    for param in prim.signature.parameters.values():
-        given = param.name in bound.arguments
-        if param.name in prim.static:
-            value = _resolve(func_ir, bound.arguments[param.name]) if given else param.default
-            if value is _MISSING:
-                raise UsageError(f"coop.{prim.name}() at {where}: {param.name!r} must be a compile-time constant")
-            static[param.name] = value
-        elif given:
-            var = bound.arguments[param.name]
-            if _resolve(func_ir, var) is not None:  # an explicit None means "not given"
-                runtime[param.name] = var
-        elif param.default is param.empty:
-            raise UsageError(f"coop.{prim.name}() at {where}: missing argument {param.name!r}")
-    extents: dict[str, int] = {}
+    bound = prim.bind(tuple(call.args), dict(call.kws), where)
+    static, runtime, constants = _split_arguments(func_ir, prim, bound, where)
+    origins: dict[str, ArrayOrigin] = {}
     for name in prim.per_thread:
         if name in runtime:
-            n = _local_array_extent(func_ir, runtime[name], where, prim.name, name)
-            if n is not None:
-                extents[name] = n
+            origin = _origin(func_ir, runtime[name])
+            if origin.extent == -1:
+                origin = ArrayOrigin(_local_array_extent(func_ir, runtime[name], where, prim.name, name))
+            origins[name] = origin
     for offset, pointer in prim.offsets:
         if offset in runtime:
-            runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime.pop(offset), new)
-    site = CallSite(primitive=prim, block=block, static=static, extents=extents, runtime=tuple(runtime), where=where)
+            # The offset stays an argument of the call too, so typing checks that it is an integer.
+            runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime[offset], new)
+    site = CallSite(
+        primitive=prim, block=block, static=static, origins=origins, constants=constants,
+        runtime=tuple(runtime), where=where,
+    )
     static_vars = [bound.arguments[name] for name in prim.static if name in bound.arguments]
     return site, list(runtime.values()), static_vars
+
+
+def _droppable(value: Any) -> bool:
+    return isinstance(value, ir.Global | ir.FreeVar | ir.Const) or (
+        isinstance(value, ir.Expr) and value.op == "make_function"
+    )
 
 
 def _drop_unused_constants(func_ir: Any, candidates: list[Any]) -> None:
     """Delete the definitions of compile-time arguments nothing uses any more.
 
     A Python function passed as an operator is not typeable by numba; once its call is rewritten,
-    the leftover ``$op = global(f)`` must not reach typing.
+    the leftover ``$op = global(f)`` (or ``make_function`` of a lambda, and its code constant) must
+    not reach typing.
     """
     names = {v.name for v in candidates}
-    used: set[str] = set()
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            value = stmt.value if isinstance(stmt, ir.Assign) else stmt
-            used.update(v.name for v in getattr(value, "list_vars", list)())
-    dead = names - used
-    for block in func_ir.blocks.values():
-        block.body = [
-            stmt for stmt in block.body
-            if not (isinstance(stmt, ir.Assign) and stmt.target.name in dead
-                    and isinstance(stmt.value, ir.Global | ir.FreeVar | ir.Const))
-        ]
+    first = True
+    while names:
+        used: set[str] = set()
+        for block in func_ir.blocks.values():
+            for stmt in block.body:
+                value = stmt.value if isinstance(stmt, ir.Assign) else stmt
+                used.update(v.name for v in getattr(value, "list_vars", list)())
+        dead = names - used
+        names = set()
+        for block in func_ir.blocks.values():
+            kept = []
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and stmt.target.name in dead and _droppable(stmt.value):
+                    names.update(v.name for v in getattr(stmt.value, "list_vars", list)())
+                else:
+                    kept.append(stmt)
+            block.body = kept
+        if first:  # a lambda's code object is a constant of its own, which nothing lists once it is replaced
+            first = False
+            for block in func_ir.blocks.values():
+                for stmt in block.body:
+                    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Const) and isinstance(
+                        stmt.value.value, pytypes.CodeType
+                    ):
+                        names.add(stmt.target.name)
 
 
 def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]]) -> Any:
@@ -199,7 +245,7 @@ def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]
     entry = func_ir.blocks[min(func_ir.blocks)]
     for stmt in entry.body:
         for block, site_stmt, prim in found:
-            if block is entry and site_stmt is stmt and get_primitive(prim.target[0]).scope is Scope.BLOCK:
+            if block is entry and site_stmt is stmt and prim.scope is Scope.BLOCK:
                 return stmt
     return None
 
@@ -216,9 +262,10 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
                     prim = primitive_of(_resolve(func_ir, stmt.value.func))
                     if prim is not None:
                         found.append((block, stmt, prim))
+        asserted = rewrite_uniform_calls(func_ir)  # coop.uniform(v) -> v, remembered as asserted uniform
         if not found or not _seams.launch_config_available(self.state):
             # No launch: the calls stay, and typing the stub explains what is missing.
-            return False
+            return bool(asserted)
         launch = _seams.require_launch_config(self.state)
         dims = tuple(int(d) for d in launch["block"])
         block_dims = (*dims, *(1,) * (3 - len(dims)))
@@ -236,8 +283,7 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
                 f"coop.{prim.name}() at {stmt.loc.filename}:{stmt.loc.line}: the kernel's launch_bounds allow "
                 f"{user_bound} threads per block but it is launched with {threads} {block_dims}"
             )
-        from ._lowering import coop_call  # imported at activation; here to avoid an import cycle
-
+        check_uniform_calls(func_ir, found, asserted)  # every cooperating thread must reach each call
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
         first = _first_block_scope_call(func_ir, found)
         static_vars: list[Any] = []

@@ -8,7 +8,7 @@ from typing import Any
 from .._identity import CompileAttempt
 from .._provider import Provider
 from . import _seams
-from ._planner import _LOCK, _SITES, KernelPlan
+from ._sites import KernelPlan, release
 
 
 class KernelProvider:
@@ -37,7 +37,5 @@ class KernelProvider:
 
     def _produce(self) -> bytes:
         data = self.provider.ltoir()
-        with _LOCK:  # the kernel is lowered: its call sites are no longer needed
-            for site_id in self.site_ids:
-                _SITES.pop(site_id, None)
+        release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
         return data

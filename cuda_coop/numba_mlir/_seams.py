@@ -226,6 +226,14 @@ def local_array_function() -> Any:
     return cuda.local.array
 
 
+def shared_array_function() -> Any:
+    """The object a kernel's ``cuda.shared.array`` resolves to."""
+    from numba_cuda_mlir import cuda as _cuda
+
+    cuda: Any = _cuda
+    return cuda.shared.array
+
+
 def bound_block_threads(state: Any, threads: int) -> int | None:
     """Compile the kernel for at most ``threads`` threads per block (``nvvm.maxntid``), as ``__launch_bounds__``.
 
@@ -362,3 +370,24 @@ def callee_values(func_ir: Any) -> Iterator[Any]:
         for stmt in block.body:
             if isinstance(stmt, _ir.Assign) and isinstance(stmt.value, _ir.Expr) and stmt.value.op == "call":
                 yield from values(stmt.value.func, frozenset())
+
+
+def kernel_module() -> Any:
+    """The ``numba_cuda_mlir.cuda`` module that kernels use (``cuda.threadIdx``, ``cuda.grid``, ...)."""
+    from numba_cuda_mlir import cuda as _cuda
+
+    return _cuda
+
+
+def thread_varying_stubs() -> tuple[Any, ...]:
+    """The stubs whose value differs between the threads of a block: ``threadIdx`` and ``laneid``."""
+    from numba_cuda_mlir.numba_cuda import stubs
+
+    return (stubs.threadIdx, stubs.laneid)
+
+
+def redefine(func_ir: Any, name: str, old: Any, new: Any) -> None:
+    """Record in ``func_ir``'s definitions that ``name`` is now assigned ``new`` where it was ``old``."""
+    definitions = func_ir._definitions.get(name)
+    if definitions:
+        func_ir._definitions[name] = [new if d is old else d for d in definitions]

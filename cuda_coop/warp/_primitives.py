@@ -2,7 +2,8 @@
 
 ``threads`` is the logical warp size, a power of two from 1 to 32 (default 32); the block is
 split into ``block_threads / threads`` logical warps (by CUB's linear thread rank) that work
-independently. The block size must be a multiple of ``threads``.
+independently. The block size must be a multiple of ``threads``. Each stub's parameters and
+defaults are checked against its CUB spec, which also writes the second half of its docstring.
 """
 
 from __future__ import annotations
@@ -12,34 +13,37 @@ from typing import Any
 from .._dsl._primitive import primitive
 
 
-@primitive("warp.reduce", ("warp_reduce", "reduce"), data="x", static=("op", "threads"))
-def reduce(x: Any, op: Any, *, threads: int = 32, valid_items: Any = None) -> Any:
-    """Reduce one value per thread with ``op`` across the logical warp; valid in its lane 0 (``cub::WarpReduce``).
+@primitive("warp_reduce", "reduce", module="warp")
+def reduce(x: Any, op: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None) -> Any:
+    """Reduce one value (or a ``cuda.local.array`` of N values) per thread with ``op`` across the logical
+    warp; the result is valid in its lane 0.
 
-    ``op`` as for :func:`cuda.coop.block.reduce`. ``valid_items`` reduces only the first that many lanes.
+    ``op`` as for :func:`cuda.coop.block.reduce`. ``valid_items`` (scalar form only) reduces the first
+    that many lanes.
     """
 
 
-@primitive("warp.sum", ("warp_reduce", "sum"), data="x", static=("threads",))
-def sum(x: Any, *, threads: int = 32, valid_items: Any = None) -> Any:
-    """Sum of one value per thread across the logical warp; valid in its lane 0."""
+@primitive("warp_reduce", "sum", module="warp")
+def sum(x: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None) -> Any:
+    """Sum of one value (or N values) per thread across the logical warp; valid in its lane 0."""
 
 
-@primitive("warp.exclusive_sum", ("warp_scan", "exclusive_sum"), data="x", static=("threads",))
-def exclusive_sum(x: Any, *, threads: int = 32) -> Any:
-    """Exclusive prefix sum across the logical warp (``cub::WarpScan::ExclusiveSum``); lane 0 gets 0."""
+@primitive("warp_scan", "exclusive_sum", module="warp")
+def exclusive_sum(x: Any, *, warp_aggregate: Any = None, threads: int = 32) -> Any:
+    """Exclusive prefix sum across the logical warp; lane 0 gets 0."""
 
 
-@primitive("warp.inclusive_sum", ("warp_scan", "inclusive_sum"), data="x", static=("threads",))
-def inclusive_sum(x: Any, *, threads: int = 32) -> Any:
-    """Inclusive prefix sum across the logical warp (``cub::WarpScan::InclusiveSum``)."""
+@primitive("warp_scan", "inclusive_sum", module="warp")
+def inclusive_sum(x: Any, *, warp_aggregate: Any = None, threads: int = 32) -> Any:
+    """Inclusive prefix sum across the logical warp."""
 
 
-@primitive("warp.exclusive_scan", ("warp_scan", "exclusive_scan"), data="x", static=("op", "threads"))
-def exclusive_scan(x: Any, op: Any, initial_value: Any, *, threads: int = 32) -> Any:
+@primitive("warp_scan", "exclusive_scan", module="warp")
+def exclusive_scan(x: Any, op: Any, initial_value: Any, *, warp_aggregate: Any = None, threads: int = 32) -> Any:
     """Exclusive scan with ``op`` seeded with ``initial_value`` across the logical warp."""
 
 
-@primitive("warp.inclusive_scan", ("warp_scan", "inclusive_scan"), data="x", static=("op", "threads"))
-def inclusive_scan(x: Any, op: Any, *, threads: int = 32) -> Any:
-    """Inclusive scan with ``op`` across the logical warp (``cub::WarpScan::InclusiveScan``)."""
+@primitive("warp_scan", "inclusive_scan", module="warp")
+def inclusive_scan(x: Any, op: Any, *, initial_value: Any = None, warp_aggregate: Any = None,
+                   threads: int = 32) -> Any:
+    """Inclusive scan with ``op`` across the logical warp, optionally seeded with ``initial_value``."""

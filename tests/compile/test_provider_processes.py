@@ -133,3 +133,26 @@ def test_cache_cli_in_a_fresh_process(tmp_path: Path, args: list[str]) -> None:
     assert report["enabled"] is True and report["directory"] == str(entry.parent.parent)
     assert report["entries"] == (0 if args else 1)
     assert entry.exists() == (not args)
+
+
+def test_an_entry_that_does_not_link_is_evicted_and_recompiled_once(tmp_path: Path) -> None:
+    """Well-formed entries (right key, length, checksum) whose LTO-IR nvJitLink refuses: forged bitcode, and
+    LTO-IR for a newer arch stored under the sm_90 key (what a stale entry looks like)."""
+    env = _env(tmp_path, enable=True)
+    first = _run(env)
+    [entry] = _entries(tmp_path)
+    key = str(first["key"])
+    good = decode_entry(key, entry.read_bytes())
+    assert good is not None
+    newer_path = tmp_path / "sm_100.ltoir"
+    code = SCRIPT.replace('arch="sm_90"', 'arch="sm_100"') + f"\nopen({str(newer_path)!r}, 'wb').write(data)\n"
+    env_other = _env(tmp_path / "o", enable=False)
+    subprocess.run([sys.executable, "-c", code], env=env_other, cwd=REPO, timeout=300, check=True)
+    newer = newer_path.read_bytes()
+    forged = good[:64] + bytes(len(good) - 64)  # the LTO-IR header, then zeros
+    for payload in (forged, newer):
+        entry.write_bytes(encode_entry(key, payload))  # passes every entry check
+        again = _run(env)
+        assert again["calls"] == 1 and again["origin"] == "nvrtc" and again["sha"] == first["sha"]
+        assert decode_entry(key, entry.read_bytes()) == good  # replaced by what NVRTC makes
+    assert _run(env)["calls"] == 0  # the good entry passes the link check

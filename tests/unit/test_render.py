@@ -49,8 +49,8 @@ CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
     "warp_mixed_3d": (
         [
             Request("warp_reduce", "sum", "scalar", dtype="float64"),
-            Request("warp_scan", "scan", "scalar_init", dtype="int32", logical_warp_threads=16, op="+"),
-            Request("warp_reduce", "reduce", "scalar_valid", dtype="uint8", logical_warp_threads=8, op="min"),
+            Request("warp_scan", "scan", "scalar_init", dtype="int32", threads=16, op="+"),
+            Request("warp_reduce", "reduce", "scalar_valid", dtype="uint8", threads=8, op="min"),
             Request("block_reduce", "sum", "scalar", dtype="float64", algorithm="raking"),
         ],
         (4, 4, 4),
@@ -64,7 +64,7 @@ CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
                 dtype=UDT,
                 items_per_thread=2,
                 op=UserOp("udt_combine"),
-                prefix_callback=UserCallback("udt_running_total"),
+                prefix_op=UserCallback("udt_running_total"),
             ),
             Request("block_reduce", "reduce", "scalar", dtype="float16", op=UserOp("half_max")),
             Request("warp_reduce", "sum", "array", dtype="complex64", items_per_thread=3),
@@ -73,7 +73,7 @@ CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
                 "exclusive_sum",
                 "scalar_prefix",
                 dtype="int32",
-                prefix_callback=UserCallback("int_running_total"),
+                prefix_op=UserCallback("int_running_total"),
             ),
         ],
         (128,),
@@ -139,16 +139,16 @@ def _sig(requests: list[Request], block: tuple[int, ...] = (128,), i: int = 0) -
 @pytest.mark.parametrize(
     ("request_", "declaration"),
     [
-        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16), "float {s}(float* input)"),
-        (Request("block_reduce", "sum", "scalar_valid", dtype="int32"), "int {s}(int input, int valid_items)"),
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16), "float {s}(float* x)"),
+        (Request("block_reduce", "sum", "scalar_valid", dtype="int32"), "int {s}(int x, int valid_items)"),
         (
             Request("block_reduce", "reduce", "scalar", dtype="float16", op="max"),
-            "void {s}(const __half* input, __half* result)",
+            "void {s}(const __half* x, __half* result)",
         ),
-        (Request("block_scan", "exclusive_sum", "scalar", dtype="int32"), "int {s}(int input)"),
+        (Request("block_scan", "exclusive_sum", "scalar", dtype="int32"), "int {s}(int x)"),
         (
             Request("block_scan", "exclusive_sum", "scalar_aggregate", dtype="int32"),
-            "int {s}(int input, int* block_aggregate)",
+            "int {s}(int x, int* block_aggregate)",
         ),
         (
             Request(
@@ -157,13 +157,13 @@ def _sig(requests: list[Request], block: tuple[int, ...] = (128,), i: int = 0) -
                 "array_prefix",
                 dtype="uint64",
                 items_per_thread=2,
-                prefix_callback=UserCallback("cb"),
+                prefix_op=UserCallback("cb"),
             ),
-            "void {s}(unsigned long long* input, unsigned long long* output, void* prefix_callback)",
+            "void {s}(unsigned long long* x, unsigned long long* output, void* prefix_op)",
         ),
         (
             Request("block_scan", "exclusive_scan", "scalar_init", dtype="float64", op=UserOp("f")),
-            "double {s}(double input, double initial_value)",
+            "double {s}(double x, double initial_value)",
         ),
         (
             Request("block_load", "load", "guarded", dtype="int8", items_per_thread=4),
@@ -175,12 +175,12 @@ def _sig(requests: list[Request], block: tuple[int, ...] = (128,), i: int = 0) -
         ),
         (
             Request("warp_scan", "scan", "scalar", dtype="int32", op="+"),
-            "void {s}(int input, int* inclusive_output, int* exclusive_output)",
+            "void {s}(int x, int* inclusive_output, int* exclusive_output)",
         ),
-        (Request("warp_scan", "broadcast", "scalar", dtype="int16"), "short {s}(short input, unsigned int src_lane)"),
+        (Request("warp_scan", "broadcast", "scalar", dtype="int16"), "short {s}(short x, unsigned int src_lane)"),
         (
             Request("warp_reduce", "head_segmented_reduce", "scalar", dtype=user_type(8, 8), op=UserOp("g")),
-            "void {s}(const cuda_coop_storage_8_8* input, int head_flag, cuda_coop_storage_8_8* result)",
+            "void {s}(const cuda_coop_storage_8_8* x, int head_flag, cuda_coop_storage_8_8* result)",
         ),
     ],
 )
@@ -195,12 +195,42 @@ def test_signature_details_for_the_dsl() -> None:
     sig = p.signatures[0]
     assert sig.returns is None and sig.returned_output is None
     by_name = {c.name: c for c in sig.params}
-    assert (by_name["input"].extent, by_name["input"].role, by_name["input"].kind) == (4, "in", ArgKind.ARRAY)
+    assert (by_name["x"].extent, by_name["x"].role, by_name["x"].kind) == (4, "in", ArgKind.ARRAY)
     assert (by_name["output"].extent, by_name["output"].role) == (4, "out")
     assert (by_name["block_aggregate"].extent, by_name["block_aggregate"].pointer) == (None, True)
     assert sig.binding.spec.name == "block_scan"
     scalar = plan([Request("block_scan", "exclusive_sum", "scalar", dtype="int32")], (64,)).signatures[0]
     assert scalar.returned_output == "output" and scalar.returns is not None and scalar.returns.name == "int32"
+
+
+@pytest.mark.parametrize(
+    ("request_", "block", "limit"),
+    [
+        (
+            Request("block_load", "load", "guarded", dtype="float32", items_per_thread=4, count_type="int64"),
+            (100,),
+            400,
+        ),
+        (
+            Request("block_store", "store", "guarded", dtype="int8", items_per_thread=3, count_type="uint64"),
+            (7, 5, 3),
+            315,
+        ),
+        (Request("block_reduce", "sum", "scalar_valid", dtype="int32", count_type="int16"), (33,), 33),
+        (Request("warp_reduce", "sum", "scalar_valid", dtype="int32", count_type="uint8", threads=8), (64,), 8),
+    ],
+)
+def test_counts_keep_their_width_and_are_clamped_to_the_tile(
+    request_: Request, block: tuple[int, ...], limit: int
+) -> None:
+    """valid_items reaches the wrapper in the kernel's own integer type (never truncated to 32 bits) and CUB
+    gets it clamped to [0, tile]: any value at or above the tile means the whole tile."""
+    p = plan([request_], block)
+    sig = p.signatures[0]
+    count_type = dict(request_.params)["count_type"]
+    assert {c.name: c.value_type.name for c in sig.params if c.value_type}["valid_items"] == count_type
+    text = render(p, cccl_version=CCCL, headers=_specs.headers())
+    assert f"cuda_coop_detail::clamp_count<{limit}>(valid_items)" in text
 
 
 def test_externs_for_user_functions() -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cuda.coop.errors import SpecError
+
 from cuda.coop import _specs
 from cuda.coop._bundle import header_bundle
 from cuda.coop._specs import (
@@ -68,8 +70,11 @@ def test_algorithm_enums_follow_cub(enum: type[CubEnum]) -> None:
         assert enum.coerce(member.short_name) is member
         assert enum.coerce(member.name) is member
         assert enum.coerce(str(member)) is member
-    with pytest.raises(ValueError, match="is not a"):
+    with pytest.raises(SpecError, match="is not one of the algorithms"):
         enum.coerce("no_such_algorithm")
+    first = next(iter(enum))
+    with pytest.raises(SpecError, match=f"did you mean '{first.short_name}'"):
+        enum.coerce(first.short_name[:-1] + "x")
 
 
 def test_short_names_are_the_python_api_spellings() -> None:
@@ -174,7 +179,7 @@ def test_request_argument_order_does_not_matter() -> None:
         (Request("block_reduce", "sum", "scalar", dtype="float32"), (2048,), "at most 1024"),
         (Request("block_reduce", "sum", "scalar", dtype="float32"), (0,), "positive integers"),
         (
-            Request("block_scan", "exclusive_sum", "scalar_prefix", dtype="int32", prefix_callback="+"),
+            Request("block_scan", "exclusive_sum", "scalar_prefix", dtype="int32", prefix_op="+"),
             (128,),
             "must be a UserCallback",
         ),
@@ -187,7 +192,7 @@ def test_bad_requests_name_the_problem(request_: Request, block: tuple[int, ...]
 
 def test_warp_scans_with_48_threads_raises() -> None:
     """STYLE 6: CUB would silently fall back to BLOCK_SCAN_RAKING."""
-    with pytest.raises(ValueError, match="BLOCK_SCAN_WARP_SCANS needs a block size that is a multiple of 32"):
+    with pytest.raises(ValueError, match="algorithm='warp_scans' needs a block size that is a multiple of 32"):
         bind(Request("block_scan", "exclusive_sum", "scalar", dtype="int32", algorithm="warp_scans"), (48,))
     bind(Request("block_scan", "exclusive_sum", "scalar", dtype="int32", algorithm="warp_scans"), (16, 4))
 
@@ -203,7 +208,7 @@ def test_warp_scans_with_48_threads_raises() -> None:
         (
             Request("block_reduce", "sum", "scalar_valid", dtype="float32", algorithm="raking_commutative_only"),
             (128,),
-            "full tiles",
+            "every thread's input",
         ),
         (
             Request(
@@ -234,8 +239,8 @@ def test_warp_scans_with_48_threads_raises() -> None:
             (48,),
             "multiple of 32",
         ),
-        (Request("warp_reduce", "sum", "scalar", dtype="int32", logical_warp_threads=24), (96,), "power of two"),
-        (Request("warp_reduce", "sum", "scalar", dtype="int32", logical_warp_threads=64), (128,), "power of two"),
+        (Request("warp_reduce", "sum", "scalar", dtype="int32", threads=24), (96,), "power of two"),
+        (Request("warp_reduce", "sum", "scalar", dtype="int32", threads=64), (128,), "power of two"),
         (Request("warp_scan", "inclusive_sum", "scalar", dtype="int32"), (48,), "divides the block size"),
     ],
 )
@@ -258,11 +263,15 @@ def test_nondeterministic_sum_is_allowed() -> None:
 
 def test_method_match_selects_overloads_from_call_shapes() -> None:
     scan = get_primitive("block_scan").method("exclusive_scan")
-    assert scan.match({"input": True, "op": False, "initial_value": False}).name == "array_init"
-    assert scan.match({"input": False, "op": False}).name == "scalar"
-    assert scan.match({"input": False, "op": False, "prefix_callback": False}).name == "scalar_prefix"
-    assert scan.match({"input": True, "op": False, "block_aggregate": False}).name == "array_aggregate"
-    with pytest.raises(ValueError, match="takes no arguments"):
+    assert scan.match({"x": True, "op": False, "initial_value": False}).name == "array_init"
+    assert scan.match({"x": False, "op": False, "initial_value": False}).name == "scalar_init"
+    assert scan.match({"x": False, "op": False, "prefix_op": False}).name == "scalar_prefix"
+    assert scan.match({"x": True, "op": False, "initial_value": False, "block_aggregate": False}).name == (
+        "array_init_aggregate"
+    )
+    with pytest.raises(SpecError, match="takes no arguments"):
+        scan.match({"x": True, "op": False})  # no seed: thread 0's output would be undefined
+    with pytest.raises(SpecError, match="takes no arguments"):
         scan.match({"input": True})
     load = get_primitive("block_load").method("load")
     assert load.match({"src": False, "valid_items": False}).name == "guarded"
@@ -325,7 +334,7 @@ def test_spec_format_rejects_inconsistent_declarations() -> None:
         _specs.Param(name="op", kind=ArgKind.OPERATOR)
     with pytest.raises(ValueError, match="needs a default"):
         _specs.TemplateParam(name="x", cpp="X", kind=TParamKind.INT, doc="", optional=True)
-    with pytest.raises(ValueError, match="logical_warp_threads"):
+    with pytest.raises(ValueError, match="'threads' template parameter"):
         _specs.PrimitiveSpec(
             name="warp_thing", cub_class="cub::WarpThing", header="h", scope=Scope.WARP, tparams=(), methods=()
         )

@@ -9,6 +9,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 #include <cuda/std/functional>
 #include <cuda/functional>
 #include <cuda_fp16.h>
@@ -42,6 +43,22 @@ __device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
   else
   {
     return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+
+// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
+template <int Limit, class I>
+__device__ __forceinline__ int clamp_count(I n)
+{
+  if constexpr (::cuda::std::is_signed_v<I>)
+  {
+    const long long v = n;
+    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
+  }
+  else
+  {
+    const unsigned long long v = n;
+    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
   }
 }
 } // namespace cuda_coop_detail

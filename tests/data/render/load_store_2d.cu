@@ -5,6 +5,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 #include <cuda/std/functional>
 #include <cuda/functional>
 #include <cuda_fp16.h>
@@ -12,10 +13,10 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider 028ef6e558d9: block (16, 8, 1)
-//   [0] block_load.load.guarded_default[algorithm=cub::BLOCK_LOAD_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4]
+// cuda-coop provider daeb893f2676: block (16, 8, 1)
+//   [0] block_load.load.guarded_default[algorithm=cub::BLOCK_LOAD_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,count_type=int32,dtype=int64,items_per_thread=4]
 //   [1] block_scan.inclusive_scan.array_init_aggregate[algorithm=cub::BLOCK_SCAN_WARP_SCANS,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4,op=MAXIMUM]
-//   [2] block_store.store.guarded[algorithm=cub::BLOCK_STORE_WARP_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,dtype=int64,items_per_thread=4]
+//   [2] block_store.store.guarded[algorithm=cub::BLOCK_STORE_WARP_TRANSPOSE,block_dim_x=16,block_dim_y=8,block_dim_z=1,count_type=int32,dtype=int64,items_per_thread=4]
 
 namespace cuda_coop_detail
 {
@@ -36,13 +37,29 @@ __device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
     return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
   }
 }
+
+// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
+template <int Limit, class I>
+__device__ __forceinline__ int clamp_count(I n)
+{
+  if constexpr (::cuda::std::is_signed_v<I>)
+  {
+    const long long v = n;
+    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
+  }
+  else
+  {
+    const unsigned long long v = n;
+    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
+  }
+}
 } // namespace cuda_coop_detail
 
 // Storage ABI of the value types, as the DSL sees them.
 static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
 static_assert(sizeof(long long) == 8 && alignof(long long) == 8, "storage ABI of int64");
 
-namespace cuda_coop_028ef6e558d9
+namespace cuda_coop_daeb893f2676
 {
 using prim_0 = cub::BlockLoad<long long, 16, 4, cub::BLOCK_LOAD_TRANSPOSE, 8, 1>;
 using prim_1 = cub::BlockScan<long long, 16, cub::BLOCK_SCAN_WARP_SCANS, 8, 1>;
@@ -60,37 +77,37 @@ struct storage_t
 };
 static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
-} // namespace cuda_coop_028ef6e558d9
+} // namespace cuda_coop_daeb893f2676
 
-extern "C" __device__ void cuda_coop_028ef6e558d9_0_block_load_load(const long long* src, long long* items, int valid_items, long long oob_default)
+extern "C" __device__ void cuda_coop_daeb893f2676_0_block_load_load(const long long* src, long long* items, int valid_items, long long oob_default)
 {
-  using Prim = cuda_coop_028ef6e558d9::prim_0;
+  using Prim = cuda_coop_daeb893f2676::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  Prim(cuda_coop_028ef6e558d9::storage.block.s0).Load(src, reinterpret_cast<long long(&)[4]>(*items), valid_items, oob_default);
+  Prim(cuda_coop_daeb893f2676::storage.block.s0).Load(src, reinterpret_cast<long long(&)[4]>(*items), cuda_coop_detail::clamp_count<512>(valid_items), oob_default);
 }
 
-extern "C" __device__ void cuda_coop_028ef6e558d9_1_block_scan_inclusive_scan(long long* input, long long* output, long long initial_value, long long* block_aggregate)
+extern "C" __device__ void cuda_coop_daeb893f2676_1_block_scan_inclusive_scan(long long* x, long long* output, long long initial_value, long long* block_aggregate)
 {
-  using Prim = cuda_coop_028ef6e558d9::prim_1;
+  using Prim = cuda_coop_daeb893f2676::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  long long input_in[4];
+  long long x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    input_in[k] = input[k];
+    x_in[k] = x[k];
   }
-  Prim(cuda_coop_028ef6e558d9::storage.block.s1).InclusiveScan(input_in, reinterpret_cast<long long(&)[4]>(*output), initial_value, ::cuda::maximum<>{}, *block_aggregate);
+  Prim(cuda_coop_daeb893f2676::storage.block.s1).InclusiveScan(x_in, reinterpret_cast<long long(&)[4]>(*output), initial_value, ::cuda::maximum<>{}, *block_aggregate);
 }
 
-extern "C" __device__ void cuda_coop_028ef6e558d9_2_block_store_store(long long* dst, long long* items, int valid_items)
+extern "C" __device__ void cuda_coop_daeb893f2676_2_block_store_store(long long* dst, long long* items, int valid_items)
 {
-  using Prim = cuda_coop_028ef6e558d9::prim_2;
+  using Prim = cuda_coop_daeb893f2676::prim_2;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -101,5 +118,5 @@ extern "C" __device__ void cuda_coop_028ef6e558d9_2_block_store_store(long long*
   {
     items_in[k] = items[k];
   }
-  Prim(cuda_coop_028ef6e558d9::storage.block.s2).Store(dst, items_in, valid_items);
+  Prim(cuda_coop_daeb893f2676::storage.block.s2).Store(dst, items_in, cuda_coop_detail::clamp_count<512>(valid_items));
 }

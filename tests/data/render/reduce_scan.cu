@@ -5,6 +5,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 #include <cuda/std/functional>
 #include <cuda/functional>
 #include <cuda_fp16.h>
@@ -35,6 +36,22 @@ __device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
     return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
   }
 }
+
+// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
+template <int Limit, class I>
+__device__ __forceinline__ int clamp_count(I n)
+{
+  if constexpr (::cuda::std::is_signed_v<I>)
+  {
+    const long long v = n;
+    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
+  }
+  else
+  {
+    const unsigned long long v = n;
+    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
+  }
+}
 } // namespace cuda_coop_detail
 
 // Storage ABI of the value types, as the DSL sees them.
@@ -59,34 +76,34 @@ static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
 } // namespace cuda_coop_bc9289d4ef5d
 
-extern "C" __device__ float cuda_coop_bc9289d4ef5d_0_block_reduce_sum(float* input)
+extern "C" __device__ float cuda_coop_bc9289d4ef5d_0_block_reduce_sum(float* x)
 {
   using Prim = cuda_coop_bc9289d4ef5d::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  float input_in[16];
+  float x_in[16];
 #pragma unroll
   for (int k = 0; k < 16; ++k)
   {
-    input_in[k] = input[k];
+    x_in[k] = x[k];
   }
-  return Prim(cuda_coop_bc9289d4ef5d::storage.block.s0).Sum(input_in);
+  return Prim(cuda_coop_bc9289d4ef5d::storage.block.s0).Sum(x_in);
 }
 
-extern "C" __device__ void cuda_coop_bc9289d4ef5d_1_block_scan_exclusive_sum(int* input, int* output)
+extern "C" __device__ void cuda_coop_bc9289d4ef5d_1_block_scan_exclusive_sum(int* x, int* output)
 {
   using Prim = cuda_coop_bc9289d4ef5d::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  int input_in[4];
+  int x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    input_in[k] = input[k];
+    x_in[k] = x[k];
   }
-  Prim(cuda_coop_bc9289d4ef5d::storage.block.s1).ExclusiveSum(input_in, reinterpret_cast<int(&)[4]>(*output));
+  Prim(cuda_coop_bc9289d4ef5d::storage.block.s1).ExclusiveSum(x_in, reinterpret_cast<int(&)[4]>(*output));
 }

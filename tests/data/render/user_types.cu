@@ -5,6 +5,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
 #include <cuda/std/functional>
 #include <cuda/functional>
 #include <cuda_fp16.h>
@@ -13,11 +14,11 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider 7965a8ba5df6: block (128, 1, 1)
-//   [0] block_scan.exclusive_scan.array_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=user12a4,items_per_thread=2,op=user_op:udt_combine,prefix_callback=user_callback:udt_running_total]
+// cuda-coop provider 6085dd80669e: block (128, 1, 1)
+//   [0] block_scan.exclusive_scan.array_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=user12a4,items_per_thread=2,op=user_op:udt_combine,prefix_op=user_callback:udt_running_total]
 //   [1] block_reduce.reduce.scalar[algorithm=cub::BLOCK_REDUCE_WARP_REDUCTIONS,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=float16,op=user_op:half_max]
-//   [2] warp_reduce.sum.array[dtype=complex64,items_per_thread=3,logical_warp_threads=32]
-//   [3] block_scan.exclusive_sum.scalar_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=int32,prefix_callback=user_callback:int_running_total]
+//   [2] warp_reduce.sum.array[dtype=complex64,items_per_thread=3,threads=32]
+//   [3] block_scan.exclusive_sum.scalar_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=int32,prefix_op=user_callback:int_running_total]
 
 namespace cuda_coop_detail
 {
@@ -36,6 +37,22 @@ __device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
   else
   {
     return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
+  }
+}
+
+// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
+template <int Limit, class I>
+__device__ __forceinline__ int clamp_count(I n)
+{
+  if constexpr (::cuda::std::is_signed_v<I>)
+  {
+    const long long v = n;
+    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
+  }
+  else
+  {
+    const unsigned long long v = n;
+    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
   }
 }
 } // namespace cuda_coop_detail
@@ -58,7 +75,7 @@ static_assert(sizeof(__half) == 2 && alignof(__half) == 2, "storage ABI of float
 static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
 static_assert(sizeof(cuda_coop_storage_12_4) == 12 && alignof(cuda_coop_storage_12_4) == 4, "storage ABI of user12a4");
 
-namespace cuda_coop_7965a8ba5df6
+namespace cuda_coop_6085dd80669e
 {
 using prim_0 = cub::BlockScan<cuda_coop_storage_12_4, 128, cub::BLOCK_SCAN_RAKING, 1, 1>;
 using prim_1 = cub::BlockReduce<__half, 128, cub::BLOCK_REDUCE_WARP_REDUCTIONS, 1, 1>;
@@ -94,7 +111,7 @@ struct op_0_op
     cuda_coop_storage_12_4 r; udt_combine(&r, &a0, &a1); return r;
   }
 };
-struct cb_0_prefix_callback
+struct cb_0_prefix_op
 {
   void* state;
   __device__ __forceinline__ cuda_coop_storage_12_4 operator()(const cuda_coop_storage_12_4& a0)
@@ -109,7 +126,7 @@ struct op_1_op
     __half r; half_max(&r, &a0, &a1); return r;
   }
 };
-struct cb_3_prefix_callback
+struct cb_3_prefix_op
 {
   void* state;
   __device__ __forceinline__ int operator()(const int& a0)
@@ -117,62 +134,62 @@ struct cb_3_prefix_callback
     return int_running_total(state, a0);
   }
 };
-} // namespace cuda_coop_7965a8ba5df6
+} // namespace cuda_coop_6085dd80669e
 
-extern "C" __device__ void cuda_coop_7965a8ba5df6_0_block_scan_exclusive_scan(cuda_coop_storage_12_4* input, cuda_coop_storage_12_4* output, void* prefix_callback)
+extern "C" __device__ void cuda_coop_6085dd80669e_0_block_scan_exclusive_scan(cuda_coop_storage_12_4* x, cuda_coop_storage_12_4* output, void* prefix_op)
 {
-  using Prim = cuda_coop_7965a8ba5df6::prim_0;
+  using Prim = cuda_coop_6085dd80669e::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  cuda_coop_storage_12_4 input_in[2];
+  cuda_coop_storage_12_4 x_in[2];
 #pragma unroll
   for (int k = 0; k < 2; ++k)
   {
-    input_in[k] = input[k];
+    x_in[k] = x[k];
   }
-  cuda_coop_7965a8ba5df6::cb_0_prefix_callback prefix_callback_fn{prefix_callback};
-  Prim(cuda_coop_7965a8ba5df6::storage.block.s0).ExclusiveScan(input_in, reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_7965a8ba5df6::op_0_op{}, prefix_callback_fn);
+  cuda_coop_6085dd80669e::cb_0_prefix_op prefix_op_fn{prefix_op};
+  Prim(cuda_coop_6085dd80669e::storage.block.s0).ExclusiveScan(x_in, reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_6085dd80669e::op_0_op{}, prefix_op_fn);
 }
 
-extern "C" __device__ void cuda_coop_7965a8ba5df6_1_block_reduce_reduce(const __half* input, __half* result)
+extern "C" __device__ void cuda_coop_6085dd80669e_1_block_reduce_reduce(const __half* x, __half* result)
 {
-  using Prim = cuda_coop_7965a8ba5df6::prim_1;
+  using Prim = cuda_coop_6085dd80669e::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  *result = Prim(cuda_coop_7965a8ba5df6::storage.block.s1).Reduce(*input, cuda_coop_7965a8ba5df6::op_1_op{});
+  *result = Prim(cuda_coop_6085dd80669e::storage.block.s1).Reduce(*x, cuda_coop_6085dd80669e::op_1_op{});
 }
 
-extern "C" __device__ void cuda_coop_7965a8ba5df6_2_warp_reduce_sum(::cuda::std::complex<float>* input, ::cuda::std::complex<float>* result)
+extern "C" __device__ void cuda_coop_6085dd80669e_2_warp_reduce_sum(::cuda::std::complex<float>* x, ::cuda::std::complex<float>* result)
 {
-  using Prim = cuda_coop_7965a8ba5df6::prim_2;
+  using Prim = cuda_coop_6085dd80669e::prim_2;
   const int tid = threadIdx.x;
-  Prim::TempStorage& temp = cuda_coop_7965a8ba5df6::storage.warp[tid / 32].w32.s2[tid % 32 / 32];
+  Prim::TempStorage& temp = cuda_coop_6085dd80669e::storage.warp[tid / 32].w32.s2[tid % 32 / 32];
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<32>(tid));
   }
-  ::cuda::std::complex<float> input_in[3];
+  ::cuda::std::complex<float> x_in[3];
 #pragma unroll
   for (int k = 0; k < 3; ++k)
   {
-    input_in[k] = input[k];
+    x_in[k] = x[k];
   }
-  *result = Prim(temp).Sum(input_in);
+  *result = Prim(temp).Sum(x_in);
 }
 
-extern "C" __device__ int cuda_coop_7965a8ba5df6_3_block_scan_exclusive_sum(int input, void* prefix_callback)
+extern "C" __device__ int cuda_coop_6085dd80669e_3_block_scan_exclusive_sum(int x, void* prefix_op)
 {
-  using Prim = cuda_coop_7965a8ba5df6::prim_3;
+  using Prim = cuda_coop_6085dd80669e::prim_3;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  cuda_coop_7965a8ba5df6::cb_3_prefix_callback prefix_callback_fn{prefix_callback};
+  cuda_coop_6085dd80669e::cb_3_prefix_op prefix_op_fn{prefix_op};
   int output;
-  Prim(cuda_coop_7965a8ba5df6::storage.block.s3).ExclusiveSum(input, output, prefix_callback_fn);
+  Prim(cuda_coop_6085dd80669e::storage.block.s3).ExclusiveSum(x, output, prefix_op_fn);
   return output;
 }

@@ -1,0 +1,96 @@
+"""User functions given as operators or callbacks: what may be given, and a stable symbol for each.
+
+A Python function (module level, or a ``lambda`` in the kernel that captures nothing), a numba-cuda-mlir
+device function, or any other callable numba can call on scalars (``operator.sub``, ``np.subtract``) is
+compiled as an ``extern "C"`` device function. Its symbol is part of the provider's source, so it must be
+stable across processes (for the persistent cache) and distinct for functions that compute different
+things: it digests the code, its constants, the values closures capture (by content, never by ``repr``),
+and the signature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import os
+import pickle
+from typing import Any
+
+import numpy as np
+
+from ._sites import CallSite
+
+__all__ = ["user_function"]
+
+_PROCESS_UNIQUE = itertools.count()
+
+
+def _wrap(fn: Any) -> Any:
+    """A Python function calling ``fn`` (a builtin or ufunc numba can call on scalars)."""
+
+    def apply(a: Any, b: Any) -> Any:
+        return fn(a, b)
+
+    apply.__qualname__ = f"apply[{getattr(fn, '__module__', None)}.{getattr(fn, '__name__', type(fn).__name__)}]"
+    return apply
+
+
+def _arity(pyfunc: Any) -> int | None:
+    try:
+        params = inspect.signature(pyfunc).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in params)
+
+
+def _content(value: Any) -> bytes:
+    """A digestible form of a captured value: its content where it has one, else a per-process token."""
+    if isinstance(value, np.ndarray):
+        return b"nd" + str((value.dtype.str, value.shape)).encode() + bytes(np.ascontiguousarray(value).tobytes())
+    if isinstance(value, int | float | complex | str | bytes | bool | np.generic | type(None)):
+        return b"v" + repr((type(value).__name__, value.item() if isinstance(value, np.generic) else value)).encode()
+    if isinstance(value, tuple):
+        return b"t" + b"|".join(_content(v) for v in value)
+    if callable(value) and hasattr(value, "__code__"):
+        return b"f" + _identity(value)
+    try:
+        return b"p" + pickle.dumps(value, protocol=4)
+    except Exception:  # not picklable: distinct in this process, never shared with another one
+        return f"u{os.getpid()}:{id(value)}:{next(_PROCESS_UNIQUE)}".encode()
+
+
+def _identity(pyfunc: Any) -> bytes:
+    code = pyfunc.__code__
+    parts = [
+        str((pyfunc.__module__, pyfunc.__qualname__)).encode(),
+        code.co_code,
+        repr(code.co_names).encode(),
+        *(_content(c) if not hasattr(c, "co_code") else c.co_code for c in code.co_consts),
+        *(_content(cell.cell_contents) for cell in pyfunc.__closure__ or ()),
+        *(_content(d) for d in pyfunc.__defaults__ or ()),
+    ]
+    return b"\0".join(parts)
+
+
+def user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[str, Any, Any]:
+    """(symbol, Python function, numba signature) of a user function the provider calls.
+
+    Raises a UsageError naming the call when ``fn`` is not callable or takes another number of arguments.
+    """
+    pyfunc = getattr(fn, "py_func", fn)
+    if not callable(pyfunc):
+        raise cs.error(f"{param}={fn!r} is neither a known operator nor a function")
+    if not hasattr(pyfunc, "__code__"):
+        pyfunc = _wrap(pyfunc)  # operator.sub, np.subtract, math.fmod...
+    wanted = len(signature.args)
+    arity = _arity(pyfunc)
+    if arity is not None and arity != wanted:
+        raise cs.error(
+            f"{param}={getattr(fn, '__name__', fn)!r} takes {arity} argument(s); {param}= is called with {wanted} "
+            f"({', '.join(str(a) for a in signature.args)}) and must return {signature.return_type}"
+        )
+    digest = hashlib.sha256(_identity(pyfunc) + b"\0" + str(signature).encode()).hexdigest()[:16]
+    return f"cuda_coop_{param}_{digest}", pyfunc, signature

@@ -1,0 +1,87 @@
+"""The call sites the planner found, by id, until their kernel's provider has produced its LTO-IR.
+
+The planner adds sites (:class:`KernelPlan.add`); typing looks them up by the literal id the rewritten
+call carries (:func:`site`); the kernel's provider removes them once its code exists (:func:`release`).
+
+Module state: ``_SITES`` (site id -> (CallSite, KernelPlan)), guarded by ``_LOCK``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._dsl._primitive import Primitive
+from ..errors import UsageError
+
+__all__ = ["ArrayOrigin", "CallSite", "KernelPlan", "release", "site"]
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayOrigin:
+    """Where a per-thread argument comes from: a ``cuda.local.array`` of ``extent`` items, or something else."""
+
+    extent: int | None
+    """Items of the ``cuda.local.array`` defining it; None when it is not one."""
+    what: str = ""
+    """What it is otherwise (for errors): ``"a kernel argument (global memory)"``..."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallSite:
+    """One call of a primitive in one kernel specialisation."""
+
+    primitive: Primitive
+    block: tuple[int, int, int]
+    static: dict[str, Any]
+    """Compile-time arguments (given or defaulted), e.g. ``{"algorithm": "transpose"}``."""
+    origins: dict[str, ArrayOrigin]
+    """Definitions of the per-thread arguments given."""
+    constants: dict[str, Any]
+    """Runtime arguments whose value is a compile-time constant (checked for lossless conversion)."""
+    runtime: tuple[str, ...]
+    """Names of the runtime arguments passed to the intrinsic, in order."""
+    where: str = field(default="")
+
+    def error(self, message: str) -> UsageError:
+        return UsageError(f"coop.{self.primitive.name}() at {self.where}: {message}")
+
+
+class KernelPlan:
+    """The call sites of one kernel compile; typing attaches each site's typed call to it."""
+
+    def __init__(self, block: tuple[int, int, int]) -> None:
+        self.block = block
+        self.site_ids: list[int] = []
+        self.first_use: set[int] = set()
+        """Sites that run before any other use of the block-scope storage (no leading barrier)."""
+        self.typed: dict[int, Any] = {}
+        self.provider: Any = None
+
+    def add(self, call_site: CallSite) -> int:
+        with _LOCK:
+            site_id = next(_IDS)
+            _SITES[site_id] = (call_site, self)
+        self.site_ids.append(site_id)
+        return site_id
+
+
+_SITES: dict[int, tuple[CallSite, KernelPlan]] = {}
+_IDS = itertools.count(1)
+_LOCK = threading.Lock()
+
+
+def site(site_id: int) -> tuple[CallSite, KernelPlan]:
+    """The call site with this id and the kernel compile it belongs to."""
+    with _LOCK:
+        return _SITES[site_id]
+
+
+def release(site_ids: Iterable[int]) -> None:
+    """Forget these sites (their kernel is lowered and its provider compiled)."""
+    with _LOCK:
+        for site_id in site_ids:
+            _SITES.pop(site_id, None)
