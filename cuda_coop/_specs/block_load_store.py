@@ -83,8 +83,9 @@ class BlockStoreAlgorithm(CubEnum):
     )
 
 
-def _algorithm(enum: type[CubEnum], default: CubEnum) -> TemplateParam:
-    return TemplateParam(
+def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]:
+    """BlockLoad's and BlockStore's template parameters, in CUB's order."""
+    algorithm = TemplateParam(
         name="algorithm",
         cpp="Algorithm",
         kind=TParamKind.ENUM,
@@ -93,6 +94,7 @@ def _algorithm(enum: type[CubEnum], default: CubEnum) -> TemplateParam:
         default=default,
         doc="Data movement algorithm.",
     )
+    return (DTYPE, BLOCK_DIMS[0], ITEMS_PER_THREAD, algorithm, BLOCK_DIMS[1], BLOCK_DIMS[2])
 
 
 _VALID = count(
@@ -124,14 +126,7 @@ BLOCK_LOAD = register_primitive(
         cub_class="cub::BlockLoad",
         header="cub/block/block_load.cuh",
         scope=Scope.BLOCK,
-        tparams=(
-            DTYPE,
-            BLOCK_DIMS[0],
-            ITEMS_PER_THREAD,
-            _algorithm(BlockLoadAlgorithm, BlockLoadAlgorithm.BLOCK_LOAD_DIRECT),
-            BLOCK_DIMS[1],
-            BLOCK_DIMS[2],
-        ),
+        tparams=_tparams(BlockLoadAlgorithm, BlockLoadAlgorithm.BLOCK_LOAD_DIRECT),
         algorithm=BlockLoadAlgorithm,
         methods=(
             Method(
@@ -170,14 +165,7 @@ BLOCK_STORE = register_primitive(
         cub_class="cub::BlockStore",
         header="cub/block/block_store.cuh",
         scope=Scope.BLOCK,
-        tparams=(
-            DTYPE,
-            BLOCK_DIMS[0],
-            ITEMS_PER_THREAD,
-            _algorithm(BlockStoreAlgorithm, BlockStoreAlgorithm.BLOCK_STORE_DIRECT),
-            BLOCK_DIMS[1],
-            BLOCK_DIMS[2],
-        ),
+        tparams=_tparams(BlockStoreAlgorithm, BlockStoreAlgorithm.BLOCK_STORE_DIRECT),
         algorithm=BlockStoreAlgorithm,
         methods=(
             Method(
