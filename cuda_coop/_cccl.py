@@ -147,9 +147,8 @@ def _from_env() -> CCCLRoot | None:
     path = _env.path(_VAR)
     if path is None:
         return None
-    value = _env.get(_VAR)
     fix = f"set {_VAR} to {_VALID_ROOT}, or unset it to use the source checkout or the installed bundle"
-    prefix = f"{_VAR}={value!r}: "
+    prefix = f"{_VAR}={str(path)!r}: "
     if not path.exists():
         raise ConfigurationError(f"{prefix}{path} does not exist; {fix}")
     if not path.is_dir():

@@ -138,22 +138,14 @@ _Candidate = tuple[str, str, Path | None, Path | None]
 """(label for the error, origin or why-none, directory or None, conda prefix)."""
 
 
-def _path_candidate(name: str) -> tuple[Path | None, str]:
-    """``(value, "")`` of a path variable, ``(None, "not set")``, or ``(None, why it is unusable)``.
-
-    "Absolute" is the running system's rule; the ``platform`` seam only picks layouts and fallbacks.
-    """
-    try:
-        value = _env.path(name)
-    except ConfigurationError as exc:
-        return None, str(exc)
-    return value, "" if value is not None else "not set"
-
-
 def _conda_candidates(platform: str | None) -> list[_Candidate]:
-    prefix, why = _path_candidate("CONDA_PREFIX")
+    # "Absolute" is the running system's rule; the ``platform`` seam only picks layouts and fallbacks.
+    try:
+        prefix = _env.path("CONDA_PREFIX")
+    except ConfigurationError as exc:
+        return [("CONDA_PREFIX", str(exc), None, None)]
     if prefix is None:
-        return [("CONDA_PREFIX", why, None, None)]
+        return [("CONDA_PREFIX", "not set", None, None)]
     label = f"CONDA_PREFIX={prefix}"
     found: list[_Candidate] = [(label, ORIGIN_CONDA, p, prefix) for p in conda_include(prefix, platform=platform)]
     return found or [(label, f"no CUDA headers ({_MARKER}) in its conda layout", None, None)]
@@ -169,8 +161,12 @@ def _pathfinder_candidates(find: HeaderFinder) -> list[_Candidate]:
 def _root_candidates() -> list[_Candidate]:
     out: list[_Candidate] = []
     for name in _ROOT_VARIABLES:
-        root, why = _path_candidate(name)
-        out.append((f"{name}={root}", name, root / "include", None) if root else (name, why, None, None))
+        try:
+            root = _env.path(name)
+        except ConfigurationError as exc:  # relative: a rejected candidate, listed if nothing is found
+            out.append((name, str(exc), None, None))
+            continue
+        out.append((f"{name}={root}", name, root / "include", None) if root else (name, "not set", None, None))
     return out
 
 

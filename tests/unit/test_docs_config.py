@@ -2,7 +2,8 @@
 
 - Environment variables: the set documented in docs/configuration.rst (by hand, and generated from
   ``cuda_coop._env.VARIABLES``) equals the set the source of ``cuda.coop`` reads, found by scanning
-  every ``_env.get(...)`` / ``_env.flag(...)`` call; nothing outside ``_env.py`` touches ``os.environ``.
+  every ``_env.get(...)`` / ``_env.flag(...)`` / ``_env.path(...)`` call; nothing outside ``_env.py``
+  touches ``os.environ``.
 - CMake cache variables: every ``CUDA_COOP_*`` cache variable of CMakeLists.txt and cmake/*.cmake is
   documented in docs/installation.rst or docs/configuration.rst, and every one documented exists.
 - Examples: the markers the docs cut examples by are well formed.
@@ -112,7 +113,7 @@ class _Scanner(ast.NodeVisitor):
                 self.raw.append(f"{self.rel}:{node.lineno}: from os import {alias.name}")
             if alias.name == "_env" and (module in {"", "cuda.coop"} or module.endswith("coop")):
                 self.env_aliases.add(bound)
-            if module.endswith("_env") and alias.name in {"get", "flag"}:
+            if module.endswith("_env") and alias.name in {"get", "flag", "path"}:
                 self.func_aliases.add(bound)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -163,7 +164,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        is_read = (isinstance(func, ast.Attribute) and func.attr in {"get", "flag"}
+        is_read = (isinstance(func, ast.Attribute) and func.attr in {"get", "flag", "path"}
                    and isinstance(func.value, ast.Name) and func.value.id in self.env_aliases) or (
             isinstance(func, ast.Name) and func.id in self.func_aliases)
         if is_read:
@@ -215,12 +216,13 @@ def f():
     {v.name: e.get(v.name) for v in e.VARIABLES}
     e.get(compute())
     system.environ.get("RAW")
+    e.path("P")
 '''
     tree = ast.parse(source)
     scanner = _Scanner(PACKAGE / "fake.py", tree)
     scanner.visit(tree)
     resolved = [sorted(r.names) for r in scanner.reads if r.names is not None]
-    assert resolved == [["LIT"], ["A"], ["B", "C"], ["D"]]
+    assert resolved == [["LIT"], ["A"], ["B", "C"], ["D"], ["P"]]
     assert [r.registry for r in scanner.reads if r.names is None] == [True, False]
     assert scanner.raw == ["cuda_coop/fake.py:15: os.environ"]
 
