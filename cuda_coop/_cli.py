@@ -17,7 +17,6 @@ from typing import Any
 
 from . import _env
 from ._bundle import header_bundle
-from ._cache_dir import cache_dir
 from ._cccl import resolve_cccl_root
 from ._cuda_headers import CudaInclude, resolve_cuda_include
 from ._provider import _cache_cli
@@ -26,7 +25,6 @@ from ._toolkit import Library, resolve_toolkit
 from ._version import __version__
 from .errors import CoopError
 
-_CACHE_VAR = "CUDA_COOP_ENABLE_CACHE"
 _DUMP_VAR = "CUDA_COOP_SOURCE_DUMP_DIR"
 
 
@@ -102,7 +100,7 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     report["header_bundle"] = _bundle_section(problems)
     report["cccl_root"] = _cccl_section(problems)
     report["cuda_include"], report["toolkit"] = _toolkit_sections(problems)
-    report["cache"] = {"directory": str(cache_dir()), "enabled": _env.flag(_CACHE_VAR)}
+    report["cache"] = _cache_cli.diagnostics()
     report["source_dump_dir"] = _env.get(_DUMP_VAR) or None
     report["environment"] = {v.name: value for v in _env.VARIABLES if (value := _env.get(v.name)) is not None}
     report["backends"] = {
@@ -145,10 +143,7 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
     elif toolkit is not None:
         print("Toolkit libraries")
         print(row("compatibility", "NOT compatible (see the error below)"))
-    cache = report["cache"]
-    print("Provider cache")
-    print(row("directory", cache["directory"]))
-    print(row("enabled", "yes" if cache["enabled"] else f"no (set {_CACHE_VAR}=1 to enable)"))
+    _cache_cli.print_section(report["cache"], row)
     print("Source dumps")
     print(row("directory", report["source_dump_dir"] or f"off (set {_DUMP_VAR}=<dir> to enable)"))
     print("DSL integrations")

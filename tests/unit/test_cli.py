@@ -53,7 +53,14 @@ def test_json_report(tmp_path: Path) -> None:
     for key in ("nvrtc", "nvrtc_builtins", "nvjitlink"):
         assert Path(report["toolkit"][key]["path"]).is_file()
     assert report["toolkit"]["compatible"] is True and len(report["toolkit"]["identity"]) == 64
-    assert report["cache"] == {"directory": str(tmp_path / "xdg" / "cccl"), "enabled": True}
+    assert report["cache"] == {
+        "directory": str(tmp_path / "xdg" / "cccl" / "cuda-coop" / "providers"),  # where the entries live
+        "base": str(tmp_path / "xdg" / "cccl"),
+        "enabled": True,
+        "problem": None,
+        "entries": 0,
+        "bytes": 0,
+    }
     assert report["source_dump_dir"] == str(tmp_path)
     assert report["environment"] == {
         "CUDA_COOP_ENABLE_CACHE": "yes",

@@ -376,6 +376,7 @@ def test_cache_cli_shows_and_clears(
     assert report == {
         "enabled": True,
         "directory": str(tmp_path),
+        "problem": None,
         "entries": 0,
         "bytes": 0,
         "max_bytes": _cache.DEFAULT_MAX_BYTES,
@@ -407,3 +408,21 @@ def test_a_cached_entry_that_does_not_link_is_evicted_and_recompiled_once(
     again = _provider(compiler, LayeredCache(MemoryCache(), disk))  # a later process: the new entry is used
     assert again.ltoir() == data and again.origin == "cache" and compiler.calls == 1
     assert checked == [b"forged", data]
+
+
+def test_diagnostics_name_the_entry_directory_and_an_unwritable_one(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "cccl").write_text("a file where the cache directory belongs")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "CUDA_COOP_ENABLE_CACHE": "1"}
+    env["CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION"] = "1"
+    done = subprocess.run([sys.executable, "-m", "cuda.coop"], env=env, capture_output=True, text=True, check=False)
+    section = done.stdout[done.stdout.index("Provider cache") :].split("Source dumps")[0]
+    assert str(tmp_path / "cccl" / "cuda-coop" / "providers") in section
+    assert f"yes, but NOTHING IS CACHED: {tmp_path / 'cccl'} is not a directory" in section
+    assert "XDG_CACHE_HOME" in section  # the fix
+    cache = subprocess.run(
+        [sys.executable, "-m", "cuda.coop", "cache", "--json"], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(cache.stdout)["problem"] == f"{tmp_path / 'cccl'} is not a directory"
