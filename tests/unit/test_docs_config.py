@@ -336,3 +336,77 @@ def test_example_is_cut_exactly(tmp_path: Path) -> None:
         "# example-begin sum\nb = 2\nc = 3\n# example-end sum\n")
     found = {e.id: (e.first, e.last, e.summary) for e in coop_sources.find_examples(tmp_path)}
     assert found == {"sum_2d": (5, 5, "Sum a tile."), "sum": (8, 9, "Sum a tile.")}
+
+
+# --- the rules of issue 10, said in the docs and held by the code ---------------------------------
+
+
+def _text() -> str:
+    return " ".join(_rst("configuration.rst").split())
+
+
+def test_path_rule_is_documented_as_coded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    text = _text()
+    rule = text[text.index("**The path rule.**"):text.index("**The truthy rule.**")]
+    for words in ("empty value counts as unset", "``~``", "absolute path", "relative path"):
+        assert words in rule, words
+    from cuda.coop.errors import ConfigurationError
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CUDA_COOP_CCCL_ROOT", "~/x")
+    assert _env.path("CUDA_COOP_CCCL_ROOT") == tmp_path / "x"
+    monkeypatch.setenv("CUDA_COOP_CCCL_ROOT", "x")
+    with pytest.raises(ConfigurationError):
+        _env.path("CUDA_COOP_CCCL_ROOT")
+
+
+def test_version_rule_examples_are_the_codes() -> None:
+    from cuda.coop import _registration
+
+    text = _text()
+    rule = text[text.index("checks the installed backend's version"):]
+    rule = rule[: rule.index("Installing an extra")]
+    backend = _registration._BACKENDS["numba_mlir"]
+    accepted = ["0.5", "0.5.4+cu13", "0.5.0.post1", "0.5.1rc1"]
+    refused = ["0.5.0rc1", "0.5.0.dev1", "0.6.0rc1", "0.6.0.dev0"]
+    for version in accepted + refused:
+        assert f"``{version}``" in rule, version
+        assert backend.supports(version) is (version in accepted), version
+
+
+def test_toolkit_rule_is_the_codes() -> None:
+    text = _text()
+    for rule in ("nvrtc-builtins is exactly NVRTC's version.",
+                 "nvJitLink has NVRTC's major version and is not older than NVRTC.",
+                 "The CUDA headers have NVRTC's major version and are not newer than NVRTC.",
+                 "Where the pieces live is not part of the rule."):
+        assert rule in text, rule
+    from cuda.coop import _toolkit
+
+    doc = " ".join((_toolkit.__doc__ or "").split())
+    assert "not newer than NVRTC" in doc and "not older than NVRTC" in doc and "never an error by itself" in doc
+
+
+def test_cccl_root_markers_are_the_codes() -> None:
+    from cuda.coop import _cccl
+
+    text = _text()
+    assert f"``{_cccl._CHECKOUT_MARKER.as_posix()}``" in text
+    for marker in _cccl._BUNDLE_MARKERS:
+        assert marker.as_posix() in text, marker
+    assert "CUDA Toolkit root" in text and "is refused" in text
+
+
+def test_revision_rule_is_the_cmake_code() -> None:
+    cmake = (REPO / "cmake" / "CudaCoopRevision.cmake").read_text()
+    limit = re.search(r"set\(_CUDA_COOP_REVISION_MAX_LENGTH (\d+)\)", cmake)
+    assert limit is not None
+    text = _text()
+    assert f"longer than {limit.group(1)} characters" in text and "``release/3.6``" in text
+    assert "need no CCCL at all" in text  # CUDA_COOP_INSTALL_HEADER_BUNDLE=OFF
+
+
+def test_header_identity_rule_is_documented() -> None:
+    text = _text()
+    assert "**The header identity is of contents.**" in text
+    assert "SHA-256" in text and "change time" in text
