@@ -107,7 +107,7 @@ def _compile(source: str, options: Sequence[str], name: str) -> tuple[bytes | No
         _check(nvrtc, nvrtc.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
         log = buf.rstrip(b"\0").decode(errors="replace")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            return None, log or f"NVRTC: nvrtcCompileProgram failed: {err}", None
+            return None, log if log.strip() else f"NVRTC: nvrtcCompileProgram failed: {err} (empty log)", None
         size = _check(nvrtc, nvrtc.nvrtcGetLTOIRSize(prog), "nvrtcGetLTOIRSize")
         ltoir = b" " * size
         _check(nvrtc, nvrtc.nvrtcGetLTOIR(prog, ltoir), "nvrtcGetLTOIR")
