@@ -10,6 +10,7 @@ from . import warp as warp
 from ._bundle import HeaderBundle as HeaderBundle
 from ._bundle import Provenance as Provenance
 from ._bundle import header_bundle as header_bundle
+from ._dsl._uniform import uniform as uniform
 from ._registration import BackendStatus as BackendStatus
 from ._registration import BackendWarning as BackendWarning
 from ._registration import auto_register as _auto_register
@@ -27,6 +28,7 @@ __all__ = [
     "block",
     "header_bundle",
     "register",
+    "uniform",
     "warp",
 ]
 

@@ -1,0 +1,520 @@
+"""Refuse cooperative calls that only some of the cooperating threads reach.
+
+A block primitive's code synchronises the block (``__syncthreads()``) and a warp primitive's
+its logical warp (``__syncwarp``): called by only some threads, it hangs or computes garbage. The
+check runs on the untyped IR the planner sees (after inlining, before typing), once per kernel
+that calls a primitive:
+
+1. *Thread-dependent values* (a data-flow analysis over reaching definitions): ``cuda.threadIdx``,
+   ``cuda.laneid``, ``cuda.grid()``, other CUDA intrinsics whose result may differ between threads
+   (atomics, shuffles, votes, random numbers, calls cuda-coop cannot see into), every primitive's
+   result (``coop.block.sum`` is valid in thread 0 only), loads with a thread-dependent index, loads
+   from a ``cuda.local.array`` that holds per-thread data, and values assigned under a
+   thread-dependent condition. Kernel arguments, constants, ``blockIdx``/``blockDim``/``gridDim``,
+   ``cuda.gridsize()``, ``cuda.syncthreads_count/and/or()``, loads of shared or global memory at a
+   uniform index, a block scan's ``block_aggregate`` and ``cuda.coop.uniform(value)`` are uniform.
+2. *Control dependence* (post-dominators): a call is divergent when it is control-dependent,
+   directly or through other divergent branches, on a branch whose condition is thread-dependent:
+   an ``if``, the exit test of a loop (a thread-dependent trip count), or an early ``return`` or
+   ``break`` under such a condition. A call after a thread-dependent ``if`` that rejoins is fine.
+
+Warp primitives are checked the same way: anything derived from ``threadIdx`` counts as
+lane-dependent (a warp index ``threadIdx.x // 32`` too); ``cuda.coop.uniform`` asserts that a value
+is the same across the logical warp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .._dsl._primitive import Primitive, primitive_of
+from .._dsl._uniform import is_uniform_stub
+from .._specs import Scope, get_primitive
+from ..errors import UsageError
+from . import _seams
+from ._seams import ir
+
+__all__ = ["check_uniform_calls", "rewrite_uniform_calls"]
+
+_MISSING = object()
+_EXIT = "<exit>"
+
+UNIFORM_BLOCK_OUTPUTS = frozenset({"block_aggregate"})
+"""Block-scope output parameters CUB fills with the same value in every thread."""
+
+# ``cuda.<name>`` callables by what their result is; any other numba-cuda-mlir callable is
+# treated as thread-dependent (atomics, shuffles, votes, random numbers, grid(), intrinsics and
+# device functions that were not inlined).
+_UNIFORM_CALLS = ("gridsize", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+_PURE_CALLS = (
+    "fma", "cbrt", "brev", "clz", "ffs", "popc", "selp", "syncthreads", "syncwarp", "threadfence",
+    "threadfence_block", "threadfence_system", "nanosleep", "ldca", "ldcg", "ldcs", "ldlu", "ldcv",
+    "stcg", "stcs", "stwb", "stwt", "local.array", "local_array", "shared.array", "shared_array",
+    "const.array_like",
+)
+_PURE_MODULES = ("numba_cuda_mlir.cuda.libdevice", "numba_cuda_mlir.cuda.fp16",
+                 "numba_cuda_mlir.type_defs.vector_types")
+_VARYING_ATTRS = frozenset({"threadIdx", "laneid"})
+
+
+def _where(loc: Any) -> str:
+    return f"{loc.filename}:{loc.line}"
+
+
+def _static_value(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python object ``var`` statically refers to (globals and attribute chains), or _MISSING."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none
+        return _MISSING
+    if isinstance(d, ir.Global | ir.FreeVar):
+        return d.value
+    if isinstance(d, ir.Expr) and d.op == "getattr" and depth < 16:
+        base = _static_value(func_ir, d.value, depth + 1)
+        return _MISSING if base is _MISSING else getattr(base, d.attr, _MISSING)
+    return _MISSING
+
+
+def _dotted(func_ir: Any, var: Any) -> str:
+    """``cuda.atomic.add`` for a callee spelled that way in the kernel (best effort, for messages)."""
+    parts: list[str] = []
+    for _ in range(16):
+        try:
+            d = func_ir.get_definition(var)
+        except Exception:
+            break
+        if isinstance(d, ir.Expr) and d.op == "getattr":
+            parts.append(d.attr)
+            var = d.value
+            continue
+        if isinstance(d, ir.Global | ir.FreeVar):
+            parts.append(d.name)
+        break
+    return ".".join(reversed(parts)) or "a function"
+
+
+class _Callees:
+    """Classifies a kernel's callees: ``"primitive"``, ``"uniform"``, ``"pure"``, ``"varying"``."""
+
+    def __init__(self) -> None:
+        cuda = _seams.kernel_module()
+        self.cuda = cuda
+        self.sources = _seams.thread_varying_stubs()
+        self.local_array = {id(_seams.local_array_function()), id(getattr(cuda, "local_array", None))}
+
+        def lookup(name: str) -> Any:
+            obj = cuda
+            for part in name.split("."):
+                obj = getattr(obj, part, None)
+            return obj
+
+        self.uniform = {id(lookup(n)) for n in _UNIFORM_CALLS} - {id(None)}
+        self.pure = {id(lookup(n)) for n in _PURE_CALLS} - {id(None)}
+
+    def kind(self, obj: Any) -> str:
+        if obj is _MISSING:
+            return "unknown"
+        if primitive_of(obj) is not None:
+            return "primitive"
+        if id(obj) in self.uniform or is_uniform_stub(obj):
+            return "uniform"
+        if id(obj) in self.pure or getattr(obj, "__module__", None) in _PURE_MODULES:
+            return "pure"
+        modules = (str(getattr(obj, "__module__", "") or ""), type(obj).__module__)
+        if any(m.startswith("numba_cuda_mlir") for m in modules):
+            return "varying"
+        return "pure"  # Python builtins, math, NumPy: the result varies only if an argument does
+
+
+def _reads(node: Any) -> list[Any]:
+    """The variables an IR statement or right-hand side reads."""
+    if isinstance(node, ir.Var):
+        return [node]
+    list_vars = getattr(node, "list_vars", None)
+    return list(list_vars()) if list_vars is not None else []
+
+
+def _cfg(blocks: dict[int, Any]) -> dict[int, list[int]]:
+    """Each block's successors."""
+    succs: dict[int, list[int]] = {}
+    for label, block in blocks.items():
+        get_targets = getattr(block.body[-1], "get_targets", None) if block.body else None
+        succs[label] = sorted(set(get_targets() if get_targets is not None else ()) & set(blocks))
+    return succs
+
+
+def _predecessors(succs: dict[int, list[int]]) -> dict[int, list[int]]:
+    preds: dict[int, list[int]] = {n: [] for n in succs}
+    for n, targets in succs.items():
+        for t in targets:
+            preds[t].append(n)
+    return preds
+
+
+def _post_dominators(succs: dict[int, list[int]]) -> dict[Any, set[Any]]:
+    """``pdom[n]``: the blocks every path from ``n`` to the kernel's exit goes through (with ``_EXIT``)."""
+    nodes, preds = list(succs), _predecessors(succs)
+    exits = {n for n in nodes if not succs[n]}
+    reach, work = set(exits), list(exits)
+    while work:
+        for p in preds[work.pop()]:
+            if p not in reach:
+                reach.add(p)
+                work.append(p)
+    exits |= set(nodes) - reach  # blocks of an endless loop count as exits
+    out = {n: [*succs[n], *((_EXIT,) if n in exits else ())] for n in nodes}
+    pdom: dict[Any, set[Any]] = {n: {*nodes, _EXIT} for n in nodes}
+    pdom[_EXIT] = {_EXIT}
+    changed = True
+    while changed:
+        changed = False
+        for n in reversed(nodes):
+            new = {n} | set.intersection(*(pdom[s] for s in out[n]))
+            if new != pdom[n]:
+                pdom[n], changed = new, True
+    return pdom
+
+
+def _control_dependence(succs: dict[int, list[int]]) -> dict[int, set[int]]:
+    """``cd[b]``: the branch blocks whose outcome decides whether ``b`` runs.
+
+    ``b`` depends on branch ``a`` when it post-dominates a successor of ``a`` but not ``a`` itself
+    (a loop's exit test depends on itself).
+    """
+    pdom = _post_dominators(succs)
+    cd: dict[int, set[int]] = {n: set() for n in succs}
+    for a, targets in succs.items():
+        for s in targets if len(targets) > 1 else ():
+            for b in pdom[s] - {_EXIT}:
+                if b == a or b not in pdom[a]:
+                    cd[b].add(a)
+    return cd
+
+
+def _reaching(blocks: dict[int, Any], def_ids: dict[int, int]) -> dict[int, dict[str, frozenset[int]]]:
+    """For each block, the definitions of each variable that may reach its start."""
+    preds = _predecessors(_cfg(blocks))
+    gen = {label: {s.target.name: frozenset({def_ids[id(s)]}) for s in block.body if isinstance(s, ir.Assign)}
+           for label, block in blocks.items()}
+    ins: dict[int, dict[str, frozenset[int]]] = {label: {} for label in blocks}
+    out = {label: dict(gen[label]) for label in blocks}
+    changed = True
+    while changed:
+        changed = False
+        for label in blocks:
+            merged: dict[str, frozenset[int]] = {}
+            for p in preds[label]:
+                for name, ids in out[p].items():
+                    merged[name] = merged.get(name, frozenset()) | ids
+            if merged != ins[label]:
+                ins[label], out[label], changed = merged, {**merged, **gen[label]}, True
+    return ins
+
+
+class _Analysis:
+    """Which definitions hold thread-dependent values, and which blocks only some threads run."""
+
+    def __init__(self, func_ir: Any, asserted: Iterable[Any]) -> None:
+        self.func_ir = func_ir
+        self.blocks: dict[int, Any] = dict(func_ir.blocks)
+        self.callees = _Callees()
+        self.asserted = {id(s) for s in asserted}
+        self.defs: list[Any] = []
+        self.def_ids: dict[int, int] = {}
+        for block in self.blocks.values():
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign):
+                    self.def_ids[id(stmt)] = len(self.defs)
+                    self.defs.append(stmt)
+        self.uses = self._reaching_definitions()
+        self.kinds = {id(s): self._call_kind(s.value) for s in self.defs if self._is_call(s.value)}
+        self.roots = self._local_array_roots()
+        self.succs = _cfg(self.blocks)
+        self.cd = _control_dependence(self.succs)
+        self.varying: dict[int, str] = {}
+        """Definition id -> where its thread dependence comes from."""
+        self.content: dict[int, str] = {}
+        """Local array (its definition id) -> why its elements differ between threads."""
+        self.branches: dict[int, str] = {}
+        """Block label -> why its branch condition is thread-dependent."""
+        self.divergent: set[int] = set()
+        self._solve()
+
+    # --- structure -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _is_call(value: Any) -> bool:
+        return isinstance(value, ir.Expr) and value.op == "call"
+
+    def _call_kind(self, call: Any) -> str:
+        return self.callees.kind(_static_value(self.func_ir, call.func))
+
+    def _reaching_definitions(self) -> dict[int, dict[str, frozenset[int]]]:
+        """For each statement, the definitions that may reach each variable it reads."""
+        uses: dict[int, dict[str, frozenset[int]]] = {}
+        for label, current in _reaching(self.blocks, self.def_ids).items():
+            for stmt in self.blocks[label].body:
+                read = _reads(stmt.value if isinstance(stmt, ir.Assign) else stmt)
+                uses[id(stmt)] = {v.name: current.get(v.name, frozenset()) for v in read}
+                if isinstance(stmt, ir.Assign):
+                    current[stmt.target.name] = frozenset({self.def_ids[id(stmt)]})
+        return uses
+
+    def _local_array_roots(self) -> dict[int, frozenset[int]]:
+        """For each definition, the ``cuda.local.array`` definitions it may be (a view of)."""
+        roots: dict[int, frozenset[int]] = {}
+        for d, stmt in enumerate(self.defs):
+            value = stmt.value
+            if self._is_call(value) and id(_static_value(self.func_ir, value.func)) in self.callees.local_array:
+                roots[d] = frozenset({d})
+        changed = True
+        while changed:
+            changed = False
+            for d, stmt in enumerate(self.defs):
+                value = stmt.value
+                if isinstance(value, ir.Var):
+                    base = value
+                elif isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem", "getattr", "cast"):
+                    base = value.value
+                else:
+                    continue
+                new = roots.get(d, frozenset()).union(*(roots.get(r, frozenset()) for r in self._reaching(stmt, base)))
+                if new != roots.get(d, frozenset()):
+                    roots[d] = new
+                    changed = True
+        return roots
+
+    def _reaching(self, stmt: Any, var: Any) -> frozenset[int]:
+        return self.uses[id(stmt)].get(var.name, frozenset())
+
+    def _roots_of(self, stmt: Any, var: Any) -> frozenset[int]:
+        return frozenset().union(*(self.roots.get(d, frozenset()) for d in self._reaching(stmt, var)))
+
+    # --- taint ---------------------------------------------------------------------------------
+
+    def _var_reason(self, stmt: Any, var: Any) -> str | None:
+        for d in sorted(self._reaching(stmt, var)):
+            if d in self.varying:
+                return self.varying[d]
+        return None
+
+    def _first(self, stmt: Any, variables: Iterable[Any], contents: bool = False) -> str | None:
+        """Why any of ``variables`` is thread-dependent (or, with ``contents``, its local array's data)."""
+        for var in variables:
+            reason = self._var_reason(stmt, var)
+            if reason is None and contents:
+                reason = next((self.content[r] for r in sorted(self._roots_of(stmt, var)) if r in self.content), None)
+            if reason is not None:
+                return reason
+        return None
+
+    def _source(self, stmt: Any) -> str | None:
+        """Why the value ``stmt`` assigns differs between threads, or None if it is uniform."""
+        value, where = stmt.value, _where(stmt.loc)
+        if isinstance(value, ir.Global | ir.FreeVar):
+            source = any(value.value is s for s in self.callees.sources)
+            return f"cuda.{value.value.__name__} at {where}" if source else None
+        if not isinstance(value, ir.Expr):
+            return self._first(stmt, _reads(value))  # copies; arguments and constants read nothing
+        cuda = self.callees.cuda
+        if value.op == "getattr" and value.attr in _VARYING_ATTRS and _static_value(self.func_ir, value.value) is cuda:
+            return f"cuda.{value.attr} at {where}"
+        if value.op == "call":
+            return self._call_source(stmt, value, where)
+        if value.op in ("getitem", "static_getitem", "typed_getitem"):
+            index = value.index if value.op != "static_getitem" else value.index_var
+            return self._first(stmt, [v for v in (value.value, index) if isinstance(v, ir.Var)], contents=True)
+        return self._first(stmt, _reads(value))
+
+    def _call_source(self, stmt: Any, call: Any, where: str) -> str | None:
+        kind = self.kinds[id(stmt)]
+        if kind == "primitive":
+            name = primitive_of(_static_value(self.func_ir, call.func)).name  # type: ignore[union-attr]
+            return f"the result of coop.{name}() at {where}"
+        if kind == "varying":
+            return f"{_dotted(self.func_ir, call.func)}() at {where}"
+        if kind == "uniform":
+            return None
+        operands = [*((call.func,) if kind == "unknown" else ()), *call.args, *(v for _, v in call.kws),
+                    *((call.vararg,) if call.vararg else ())]
+        return self._first(stmt, operands, contents=_static_value(self.func_ir, call.func) is not len)
+
+    def _taint_contents(self, stmt: Any, variables: Iterable[Any], why: str) -> bool:
+        changed = False
+        for var in variables:
+            for root in sorted(self._roots_of(stmt, var)):
+                if root not in self.content:
+                    array = _where(self.defs[root].loc)
+                    self.content[root] = f"per-thread data in the cuda.local.array of {array} ({why})"
+                    changed = True
+        return changed
+
+    def _writes(self, label: int, stmt: Any) -> bool:
+        """Mark local arrays that ``stmt`` may fill with per-thread data."""
+        divergent = label in self.divergent
+        where = _where(stmt.loc)
+        if isinstance(stmt, ir.SetItem | ir.StaticSetItem | ir.SetAttr):
+            index = getattr(stmt, "index_var" if isinstance(stmt, ir.StaticSetItem) else "index", None)
+            why = self._first(stmt, [v for v in (index, stmt.value) if isinstance(v, ir.Var)])
+            if why is None and not divergent:
+                return False
+            return self._taint_contents(stmt, [stmt.target], f"written at {where}")
+        if not (isinstance(stmt, ir.Assign) and self._is_call(stmt.value)):
+            return False
+        call, kind = stmt.value, self.kinds[id(stmt)]
+        args = [*call.args, *(v for _, v in call.kws)]
+        if kind == "primitive":
+            prim: Primitive = primitive_of(_static_value(self.func_ir, call.func))  # type: ignore[assignment]
+            skip: set[str] = set()
+            if get_primitive(prim.target[0]).scope is Scope.BLOCK:
+                try:
+                    bound = prim.signature.bind(*call.args, **dict(call.kws)).arguments
+                except TypeError:  # the planner reports it
+                    bound = {}
+                skip = {bound[n].name for n in UNIFORM_BLOCK_OUTPUTS if isinstance(bound.get(n), ir.Var)}
+            written = [v for v in args if isinstance(v, ir.Var) and v.name not in skip]
+            return self._taint_contents(stmt, written, f"written by coop.{prim.name}() at {where}")
+        if kind == "varying" or (kind == "unknown" and (divergent or self.def_ids[id(stmt)] in self.varying)):
+            callee = _dotted(self.func_ir, call.func)
+            return self._taint_contents(stmt, [call.func, *args], f"passed to {callee}() at {where}")
+        return False
+
+    def _solve(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for label, block in self.blocks.items():
+                for stmt in block.body:
+                    if isinstance(stmt, ir.Assign) and id(stmt) not in self.asserted:
+                        d = self.def_ids[id(stmt)]
+                        if d not in self.varying:
+                            why = self._source(stmt)
+                            if why is None and label in self.divergent:
+                                why = f"a value assigned under the thread-dependent branch of {self._culprit(label)[1]}"
+                            if why is not None:
+                                self.varying[d] = why
+                                changed = True
+                    changed |= self._writes(label, stmt)
+                term = block.body[-1] if block.body else None
+                if isinstance(term, ir.Branch) and label not in self.branches and len(self.succs[label]) > 1:
+                    why = self._var_reason(term, term.cond)
+                    if why is not None:
+                        self.branches[label] = why
+                        changed = True
+            for label in self.blocks:
+                if label not in self.divergent and any(a in self.branches or a in self.divergent
+                                                       for a in self.cd[label]):
+                    self.divergent.add(label)
+                    changed = True
+
+    def _culprit(self, label: int) -> tuple[int, str]:
+        """The nearest thread-dependent branch that ``label`` (a divergent block) depends on, and its place."""
+        seen, queue = {label}, [label]
+        while queue:
+            current = queue.pop(0)
+            for a in sorted(self.cd[current], key=lambda b: (b not in self.cd[b], b)):  # loops first
+                if a in self.branches:
+                    return a, _where(self.blocks[a].body[-1].loc)
+                if a not in seen and a in self.divergent:
+                    seen.add(a)
+                    queue.append(a)
+        return label, _where(self.blocks[label].body[-1].loc)  # unreachable for a divergent block
+
+    def explain(self, label: int) -> str:
+        branch, where = self._culprit(label)
+        why = self.branches.get(branch, "thread-dependent data")
+        if branch in self.cd[branch]:
+            return f"it is inside the loop at {where}, whose trip count depends on {why}"
+        return f"whether a thread gets there depends on the condition at {where}, which depends on {why}"
+
+
+def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
+    call = f"coop.{prim.name}() at {_where(stmt.loc)}"
+    if get_primitive(prim.target[0]).scope is Scope.WARP:
+        return (
+            f"{call} is reached by only some lanes of its logical warp: {explanation}. Every lane of the logical "
+            "warp must call a warp primitive (its code synchronises the warp with __syncwarp), so on the GPU this "
+            "would hang or give undefined results. cuda-coop counts every value derived from cuda.threadIdx, "
+            "cuda.laneid, cuda.grid() or per-thread data as lane-dependent. Move the call to where every lane of "
+            "the warp reaches it, or, if the condition is the same for every lane of the logical warp (e.g. "
+            "warp = cuda.threadIdx.x // 32 with threads=32), assert it with cuda.coop.uniform(...): "
+            "`if coop.uniform(cond):` (see the docs page 'Uniform control flow')"
+        )
+    return (
+        f"{call} is reached by only some threads of the block: {explanation}. Every thread of the block must "
+        "call a block primitive (its code synchronises the block with __syncthreads()), so on the GPU this would "
+        "hang or give undefined results. Move the call to where every thread reaches it (e.g. instead of "
+        "`if i >= n: return`, let every thread call it and pass valid_items= or guard the loads and stores), or, "
+        "if the condition is the same for every thread of the block, assert it with cuda.coop.uniform(...): "
+        "`if coop.uniform(cond):` (see the docs page 'Uniform control flow')"
+    )
+
+
+def check_uniform_calls(
+    func_ir: Any, calls: Sequence[tuple[Any, Any, Primitive]], asserted: Iterable[Any] = ()
+) -> None:
+    """Raise :class:`~cuda.coop.errors.UsageError` for the first primitive call not every thread reaches.
+
+    Parameters
+    ----------
+    func_ir:
+        The kernel's untyped IR, before any call is rewritten.
+    calls:
+        ``(ir block, call statement, primitive)`` for each primitive call.
+    asserted:
+        Statements whose value the user asserted uniform (from :func:`rewrite_uniform_calls`).
+    """
+    analysis = _Analysis(func_ir, asserted)
+    labels = {id(block): label for label, block in analysis.blocks.items()}
+    for block, stmt, prim in calls:
+        label = labels[id(block)]
+        if label in analysis.divergent:
+            raise UsageError(_message(prim, stmt, analysis.explain(label)))
+
+
+def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
+    """Replace each ``x = coop.uniform(value)`` by ``x = value``; return those statements.
+
+    Kernels that do not call ``coop.uniform`` are left untouched.
+    """
+    rewritten: list[Any] = []
+    callees: set[str] = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            call = stmt.value if isinstance(stmt, ir.Assign) else None
+            if not (isinstance(call, ir.Expr) and call.op == "call"):
+                continue
+            if not is_uniform_stub(_static_value(func_ir, call.func)):
+                continue
+            args = [*call.args, *(v for k, v in call.kws if k == "value")]
+            extra = [k for k, _ in call.kws if k != "value"]
+            if len(args) != 1 or extra or call.vararg is not None or getattr(call, "varkwarg", None) is not None:
+                raise UsageError(
+                    f"coop.uniform() at {_where(stmt.loc)} takes exactly one value (the value the threads share), "
+                    f"e.g. coop.uniform(n > 0); got {len(call.args)} positional and keywords {[k for k, _ in call.kws]}"
+                )
+            stmt.value = args[0]
+            _seams.redefine(func_ir, stmt.target.name, call, args[0])
+            callees.add(call.func.name)
+            rewritten.append(stmt)
+    if rewritten:
+        _drop_unused(func_ir, callees)
+    return rewritten
+
+
+def _drop_unused(func_ir: Any, names: set[str]) -> None:
+    """Delete the now unused definitions of ``coop.uniform`` callees (a Python function is not typeable)."""
+    used: set[str] = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            value = stmt.value if isinstance(stmt, ir.Assign) else stmt
+            used.update(v.name for v in getattr(value, "list_vars", list)())
+    dead = names - used
+    for block in func_ir.blocks.values():
+        block.body = [
+            stmt for stmt in block.body
+            if not (isinstance(stmt, ir.Assign) and stmt.target.name in dead
+                    and (isinstance(stmt.value, ir.Global | ir.FreeVar)
+                         or (isinstance(stmt.value, ir.Expr) and stmt.value.op == "getattr")))
+        ]
