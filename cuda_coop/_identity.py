@@ -27,7 +27,6 @@ directory; :func:`_reset_for_tests` clears both.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import functools
 import hashlib
@@ -49,8 +48,6 @@ __all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint"]
 _RACY_NS = 2_000_000_000
 """A file whose ctime or mtime is this close to the moment it was hashed is not memoised."""
 _STAMP_FORMAT = 1
-_PARALLEL_FROM = 64
-"""Hash in a thread pool when at least this many files need reading (hashlib releases the GIL)."""
 
 _StatKey = tuple[int, int, int, int, int]
 _MEMO: dict[str, tuple[_StatKey, str]] = {}
@@ -101,8 +98,8 @@ def _walk(root: Path) -> list[tuple[str, str, _StatKey]]:
 def _hash_file(path: str) -> str:
     """SHA-256 of a file's contents ("" when it cannot be read: then it cannot be #included either)."""
     try:
-        with Path(path).open("rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+        with Path(path).open("rb") as fh:  # one read: headers are small, and this is the cheapest way
+            return hashlib.sha256(fh.read()).hexdigest()
     except OSError:
         return ""
 
@@ -152,28 +149,30 @@ def _settled(key: _StatKey, now_ns: int) -> bool:
 
 def _root_hashes(root: Path, files: list[tuple[str, str, _StatKey]], stamp_dir: Path | None) -> list[str]:
     """Content hashes of ``files`` (in order), reading only those whose stat identity is not known."""
-    stamp_path = _stamp_file(stamp_dir, root) if stamp_dir is not None else None
-    stamps = _load_stamps(stamp_path, root) if stamp_path is not None else {}
     hashes: list[str | None] = []
     with _LOCK:
-        for rel, path, key in files:
-            known = _MEMO.get(path) or stamps.get(rel)
+        for _, path, key in files:
+            known = _MEMO.get(path)
             hashes.append(known[1] if known is not None and known[0] == key else None)
+    stamp_path = _stamp_file(stamp_dir, root) if stamp_dir is not None else None
+    stamps: dict[str, tuple[_StatKey, str]] = {}
+    if stamp_path is not None and None in hashes:  # the records are read only when the memo falls short
+        stamps = _load_stamps(stamp_path, root)
+        with _LOCK:
+            for i, (rel, path, key) in enumerate(files):
+                if hashes[i] is None and (rec := stamps.get(rel)) is not None and rec[0] == key:
+                    hashes[i] = rec[1]
+                    _MEMO[path] = rec
     todo = [i for i, h in enumerate(hashes) if h is None]
-    if len(todo) >= _PARALLEL_FROM:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2)) as pool:
-            for i, digest in zip(todo, pool.map(_hash_file, [files[i][1] for i in todo]), strict=True):
-                hashes[i] = digest
-    else:
-        for i in todo:
-            hashes[i] = _hash_file(files[i][1])
+    for i in todo:  # sequential: a thread pool cost more CPU than it saved for ~2,500 small files
+        hashes[i] = _hash_file(files[i][1])
     now = time.time_ns()
     done = [h or "" for h in hashes]
     settled = {i for i in todo if done[i] and _settled(files[i][2], now)}
     with _LOCK:
         for i in settled:
             _MEMO[files[i][1]] = (files[i][2], done[i])
-    if stamp_path is not None and (todo or len(files) != len(stamps)):
+    if stamp_path is not None and (todo or (stamps and len(files) != len(stamps))):
         hashed = set(todo)
         fresh = {rel: (key, done[i]) for i, (rel, _, key) in enumerate(files) if i not in hashed or i in settled}
         _save_stamps(stamp_path, root, fresh)
