@@ -31,7 +31,9 @@ def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_resolves_everything_on_this_machine() -> None:
     done = run_cli()
     assert done.returncode == 0, done.stderr
-    for heading in ("CCCL used for compiling", "CUDA headers", "NVRTC", "nvrtc-builtins", "nvJitLink", "OK: builtins = NVRTC"):
+    headings = ("CCCL used for compiling", "CUDA headers", "NVRTC", "nvrtc-builtins", "nvJitLink",
+                "OK: builtins = NVRTC")
+    for heading in headings:
         assert heading in done.stdout
     assert done.stderr == ""
 
