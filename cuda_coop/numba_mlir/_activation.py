@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 from .._dsl._primitive import Primitive, primitive_of
+from .._dsl._uniform import is_uniform_stub
 from ..errors import UsageError
 from . import _lowering, _seams
 from ._planner import CoopPlanner
@@ -33,8 +34,8 @@ def _stub_typer(prim: Primitive) -> Any:
 
 
 def calls_primitive(func_ir: Any) -> bool:
-    """Whether a call in ``func_ir`` may name a cuda-coop primitive (conservative: never a false no)."""
-    return any(primitive_of(value) is not None for value in _seams.callee_values(func_ir))
+    """Whether a call in ``func_ir`` may name a cuda-coop primitive or ``coop.uniform`` (never a false no)."""
+    return any(primitive_of(value) is not None or is_uniform_stub(value) for value in _seams.callee_values(func_ir))
 
 
 @functools.cache
