@@ -232,8 +232,8 @@ class NvrtcCompiler:
             entry = self._pchs[key] = self._dir.entry(key)
             self.pch_builds += 1
             build = functools.partial(_build_pch, preamble, tuple(options))
+            _set_heap_size()  # before the fork: the child builds into the heap the parent loads from
             if self.background:
-                _set_heap_size()  # before the fork: the child builds into the heap the parent loads from
                 entry.start_child(build)
         if not self.background:
             entry.build_inline(build)

@@ -157,6 +157,7 @@ class PchEntry:
             ok = False
         with self._lock:
             self._done, self._ok = True, ok
+        _log.debug("cuda.coop: precompiled header %s built inline: ok=%s", self.path, ok)
 
     def _poll(self) -> None:
         if self._pid is None:

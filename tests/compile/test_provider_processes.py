@@ -55,7 +55,8 @@ def _entries(tmp_path: Path) -> list[Path]:
 
 
 def _files(tmp_path: Path) -> list[Path]:
-    return sorted(p for p in (tmp_path / "xdg").rglob("*") if p.is_file())
+    """Every file in the provider cache (other cuda-coop state in the cache directory is not looked at)."""
+    return sorted(p for p in (tmp_path / "xdg" / "cccl" / "cuda-coop" / "providers").rglob("*") if p.is_file())
 
 
 def test_second_process_hits_and_corrupt_entries_are_replaced(tmp_path: Path) -> None:
