@@ -218,6 +218,7 @@ class PchDirectory:
         self.path = path
         self._lock_fd = lock_fd
         self._entries: list[PchEntry] = []
+        self._owner = os.getpid()
 
     @classmethod
     def create(cls, tmp: Path | None = None) -> PchDirectory:
@@ -240,7 +241,12 @@ class PchDirectory:
         return entry
 
     def close(self) -> None:
-        """Kill builds in flight, remove the directory, release the lock; never waits for a build."""
+        """Kill builds in flight, remove the directory, release the lock; never waits for a build.
+
+        Does nothing in a forked child of the owner (its exit handlers must not remove the owner's PCHs).
+        """
+        if os.getpid() != self._owner:
+            return
         for entry in self._entries:
             entry.kill()
         shutil.rmtree(self.path, ignore_errors=True)

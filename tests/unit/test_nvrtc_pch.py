@@ -218,3 +218,15 @@ def test_lockless_directories_are_swept_only_when_a_day_old(tmp_path: Path) -> N
 def test_default_compiler_is_shared() -> None:
     assert _nvrtc.default_compiler() is _nvrtc.default_compiler()
     assert _nvrtc.default_compiler().pch and _nvrtc.default_compiler().pch_after == 2
+
+
+def test_a_forked_child_exiting_normally_leaves_the_owners_directory(tmp_path: Path) -> None:
+    d = _pch.PchDirectory.create(tmp_path)
+    pid = os.fork()
+    if pid == 0:  # e.g. a user's os.fork() child that runs exit handlers
+        d.close()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert d.path.is_dir()
+    d.close()
+    assert not d.path.exists()
