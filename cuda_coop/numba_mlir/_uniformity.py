@@ -9,8 +9,8 @@ that calls a primitive:
    ``cuda.laneid``, ``cuda.grid()``, other CUDA intrinsics whose result may differ between threads
    (atomics, shuffles, votes, random numbers, calls cuda-coop cannot see into), every primitive's
    result (``coop.block.sum`` is valid in thread 0 only), loads with a thread-dependent index, loads
-   from a ``cuda.local.array`` that holds per-thread data, and values assigned under a
-   thread-dependent condition. Kernel arguments, constants, ``blockIdx``/``blockDim``/``gridDim``,
+   from a ``cuda.local.array`` that a thread-dependent store or a primitive's output may have
+   written before (on some path), and values assigned under a thread-dependent condition. Kernel arguments, constants, ``blockIdx``/``blockDim``/``gridDim``,
    ``cuda.gridsize()``, ``cuda.syncthreads_count/and/or()``, loads of shared or global memory at a
    uniform index, a block scan's ``block_aggregate`` and ``cuda.coop.uniform(value)`` are uniform.
 2. *Control dependence* (post-dominators): a call is divergent when it is control-dependent,
@@ -30,7 +30,7 @@ from typing import Any
 
 from .._dsl._primitive import Primitive, primitive_of
 from .._dsl._uniform import is_uniform_stub
-from .._specs import Scope, get_primitive
+from .._specs import ArgKind, Scope
 from ..errors import UsageError
 from . import _seams
 from ._seams import ir
@@ -39,9 +39,6 @@ __all__ = ["check_uniform_calls", "rewrite_uniform_calls"]
 
 _MISSING = object()
 _EXIT = "<exit>"
-
-UNIFORM_BLOCK_OUTPUTS = frozenset({"block_aggregate"})
-"""Block-scope output parameters CUB fills with the same value in every thread."""
 
 # ``cuda.<name>`` callables by what their result is; any other numba-cuda-mlir callable is
 # treated as thread-dependent (atomics, shuffles, votes, random numbers, grid(), intrinsics and
@@ -127,6 +124,33 @@ class _Callees:
         return "pure"  # Python builtins, math, NumPy: the result varies only if an argument does
 
 
+def _written(prim: Primitive, call: Any) -> list[Any]:
+    """The arguments of a primitive call that it may fill with per-thread data.
+
+    Outputs, arrays CUB updates in place, writable pointers and callback states; an omitted
+    in-place output writes its input. A block primitive's aggregate (``block_aggregate``) is the
+    same in every thread, so it is not per-thread data. Arguments that do not bind all count.
+    """
+    try:
+        bound = prim.signature.bind(*call.args, **dict(call.kws)).arguments
+    except TypeError:  # the planner reports it
+        return [v for v in (*call.args, *(v for _, v in call.kws)) if isinstance(v, ir.Var)]
+    states = {state for state, _ in prim.states}
+    names = {inp for out, inp in prim.in_place if out not in bound}
+    for name in bound:
+        p = prim.param(name)
+        if p is None:
+            written = name in states
+        elif p.kind is ArgKind.AGGREGATE:
+            written = prim.scope is not Scope.BLOCK
+        else:
+            written = (p.kind is ArgKind.OUTPUT or (p.kind is ArgKind.ARRAY and p.inout)
+                       or (p.kind is ArgKind.POINTER and not p.const))
+        if written:
+            names.add(name)
+    return [bound[n] for n in sorted(names) if isinstance(bound.get(n), ir.Var)]
+
+
 def _reads(node: Any) -> list[Any]:
     """The variables an IR statement or right-hand side reads."""
     if isinstance(node, ir.Var):
@@ -174,6 +198,21 @@ def _post_dominators(succs: dict[int, list[int]]) -> dict[Any, set[Any]]:
             if new != pdom[n]:
                 pdom[n], changed = new, True
     return pdom
+
+
+def _reachable(succs: dict[int, list[int]]) -> dict[int, set[int]]:
+    """``later[n]``: the blocks reachable from ``n`` over one or more edges."""
+    later: dict[int, set[int]] = {}
+    for n, targets in succs.items():
+        seen: set[int] = set()
+        work = list(targets)
+        while work:
+            m = work.pop()
+            if m not in seen:
+                seen.add(m)
+                work.extend(succs[m])
+        later[n] = seen
+    return later
 
 
 def _control_dependence(succs: dict[int, list[int]]) -> dict[int, set[int]]:
@@ -234,8 +273,10 @@ class _Analysis:
         self.cd = _control_dependence(self.succs)
         self.varying: dict[int, str] = {}
         """Definition id -> where its thread dependence comes from."""
-        self.content: dict[int, str] = {}
-        """Local array (its definition id) -> why its elements differ between threads."""
+        self.position = {id(stmt): (label, i) for label, b in self.blocks.items() for i, stmt in enumerate(b.body)}
+        self.later = _reachable(self.succs)
+        self.content: dict[int, dict[int, str]] = {}
+        """Local array (its definition id) -> statements that may write per-thread data to it -> why."""
         self.branches: dict[int, str] = {}
         """Block label -> why its branch condition is thread-dependent."""
         self.divergent: set[int] = set()
@@ -304,7 +345,7 @@ class _Analysis:
         for var in variables:
             reason = self._var_reason(stmt, var)
             if reason is None and contents:
-                reason = next((self.content[r] for r in sorted(self._roots_of(stmt, var)) if r in self.content), None)
+                reason = self._content_reason(stmt, var)
             if reason is not None:
                 return reason
         return None
@@ -340,13 +381,24 @@ class _Analysis:
                     *((call.vararg,) if call.vararg else ())]
         return self._first(stmt, operands, contents=_static_value(self.func_ir, call.func) is not len)
 
+    def _content_reason(self, stmt: Any, var: Any) -> str | None:
+        """Why the local array ``var`` may hold per-thread data where ``stmt`` reads it."""
+        label, index = self.position[id(stmt)]
+        for root in sorted(self._roots_of(stmt, var)):
+            for write, why in self.content.get(root, {}).items():
+                w_label, w_index = self.position[write]
+                if (w_label == label and w_index < index) or label in self.later[w_label]:
+                    return why
+        return None
+
     def _taint_contents(self, stmt: Any, variables: Iterable[Any], why: str) -> bool:
         changed = False
         for var in variables:
             for root in sorted(self._roots_of(stmt, var)):
-                if root not in self.content:
+                writes = self.content.setdefault(root, {})
+                if id(stmt) not in writes:
                     array = _where(self.defs[root].loc)
-                    self.content[root] = f"per-thread data in the cuda.local.array of {array} ({why})"
+                    writes[id(stmt)] = f"per-thread data in the cuda.local.array of {array} ({why})"
                     changed = True
         return changed
 
@@ -366,15 +418,7 @@ class _Analysis:
         args = [*call.args, *(v for _, v in call.kws)]
         if kind == "primitive":
             prim: Primitive = primitive_of(_static_value(self.func_ir, call.func))  # type: ignore[assignment]
-            skip: set[str] = set()
-            if get_primitive(prim.target[0]).scope is Scope.BLOCK:
-                try:
-                    bound = prim.signature.bind(*call.args, **dict(call.kws)).arguments
-                except TypeError:  # the planner reports it
-                    bound = {}
-                skip = {bound[n].name for n in UNIFORM_BLOCK_OUTPUTS if isinstance(bound.get(n), ir.Var)}
-            written = [v for v in args if isinstance(v, ir.Var) and v.name not in skip]
-            return self._taint_contents(stmt, written, f"written by coop.{prim.name}() at {where}")
+            return self._taint_contents(stmt, _written(prim, call), f"written by coop.{prim.name}() at {where}")
         if kind == "varying" or (kind == "unknown" and (divergent or self.def_ids[id(stmt)] in self.varying)):
             callee = _dotted(self.func_ir, call.func)
             return self._taint_contents(stmt, [call.func, *args], f"passed to {callee}() at {where}")
@@ -431,7 +475,7 @@ class _Analysis:
 
 def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
     call = f"coop.{prim.name}() at {_where(stmt.loc)}"
-    if get_primitive(prim.target[0]).scope is Scope.WARP:
+    if prim.scope is Scope.WARP:
         return (
             f"{call} is reached by only some lanes of its logical warp: {explanation}. Every lane of the logical "
             "warp must call a warp primitive (its code synchronises the warp with __syncwarp), so on the GPU this "

@@ -194,15 +194,48 @@ def test_condition_on_a_reduction_result_is_refused() -> None:
     assert "the result of coop.block.sum()" in _refused(kernel, "block.sum")
 
 
-def test_condition_on_per_thread_items_is_refused() -> None:
+@pytest.mark.parametrize("writer", ["block.load", "block.inclusive_sum"])
+def test_condition_on_per_thread_items_is_refused(writer: str) -> None:
+    """A load's output and an in-place scan's array hold per-thread data (a reduction's input does not change)."""
+    if writer == "block.load":
+        @cuda.jit
+        def kernel(x, out, n):
+            items = cuda.local.array(ITEMS, np.float32)
+            coop.block.load(x, items)
+            if items[0] > 0:  # cond
+                out[0] = coop.block.sum(items)  # call
+    else:
+        @cuda.jit
+        def kernel(x, out, n):
+            items = cuda.local.array(ITEMS, np.float32)
+            for k in range(ITEMS):
+                items[k] = x[k]
+            if items[0] > 0:  # accepted: every thread loaded the same items, and sum reads them only
+                out[1] = coop.block.sum(items)
+            coop.block.inclusive_sum(items)
+            if items[0] > 0:  # cond
+                out[0] = coop.block.sum(items)  # call
+
+    message = _refused(kernel, "block.sum")
+    assert f"per-thread data in the cuda.local.array of {kernel.py_func.__code__.co_filename}" in message
+    assert f"written by coop.{writer}()" in message
+
+
+def test_local_array_holds_per_thread_data_only_after_such_a_write() -> None:
+    """The first condition reads uniform contents (accepted); a per-thread write comes later."""
+
     @cuda.jit
     def kernel(x, out, n):
         items = cuda.local.array(ITEMS, np.float32)
-        coop.block.load(x, items)
-        if items[0] > 0:  # cond
+        for k in range(ITEMS):
+            items[k] = x[k]
+        if items[1] > 0:
+            out[0] = coop.block.sum(items)
+        items[0] = cuda.threadIdx.x
+        if items[2] > 0:  # cond
             out[0] = coop.block.sum(items)  # call
 
-    assert "per-thread data in the cuda.local.array" in _refused(kernel, "block.sum")
+    assert "written at" in _refused(kernel, "block.sum")
 
 
 def test_atomic_result_is_thread_dependent() -> None:
