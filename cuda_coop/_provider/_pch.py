@@ -10,7 +10,10 @@ is removed once it is a day old.
 
 A :class:`PchEntry` is built by a forked child (``start_child``): the child inherits the parent's NVRTC
 PCH heap, writes ``<key>.pch.part`` and renames it to ``<key>.pch`` on success, then ``os._exit``\\s.
-The parent polls without blocking (``usable``); at exit it kills the child instead of waiting.
+The parent polls without blocking (``usable``); at exit it kills the child instead of waiting. A child
+forked while another thread was inside NVRTC could block on a lock copied in the locked state; the
+compiler therefore forks only when none of its own compiles is in flight, and a child that never
+finishes only means no PCH (it is killed at exit).
 
 Module state: none (each directory registers its own ``atexit`` cleanup).
 """
@@ -23,7 +26,6 @@ import logging
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -104,16 +106,6 @@ def sweep_stale(tmp: Path | None = None, *, now: float | None = None) -> list[Pa
     return removed
 
 
-def _die_with_parent() -> None:
-    """Linux: the child gets SIGKILL when the parent dies (best effort)."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-
-
 class PchEntry:
     """One precompiled header: built once (in a child or inline), then used until dropped."""
 
@@ -134,8 +126,10 @@ class PchEntry:
         if pid == 0:  # the child: build, publish, leave without running the parent's exit handlers
             code = 1
             try:
-                os.close(self._lock_fd)  # the parent keeps the directory locked; do not prolong it
-                _die_with_parent()
+                # The parent keeps the directory locked; do not prolong it. (No PR_SET_PDEATHSIG: it fires
+                # when the forking *thread* ends, which would kill builds started from worker threads; an
+                # orphaned build just finishes in seconds, and its directory is swept later.)
+                os.close(self._lock_fd)
                 if build(str(self._part)):
                     self._part.replace(self.path)
                     code = 0

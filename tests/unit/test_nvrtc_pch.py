@@ -230,3 +230,16 @@ def test_a_forked_child_exiting_normally_leaves_the_owners_directory(tmp_path: P
     assert d.path.is_dir()
     d.close()
     assert not d.path.exists()
+
+
+def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrtc) -> None:
+    import threading
+
+    fake.build_seconds = 1.0
+    c = NvrtcCompiler(pch_after=1)
+    worker = threading.Thread(target=_compile, args=(c,))
+    worker.start()
+    worker.join()  # the thread that forked the build is gone before the build ends
+    assert c.pch_builds == 1 and c.wait_for_pch(30)
+    assert _compile(c)[0].used_pch
+    c._at_exit()
