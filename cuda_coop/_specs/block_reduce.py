@@ -48,6 +48,14 @@ def _nondeterministic_ok(b: Binding) -> bool:
     return is_sum and b.values["dtype"].name in _ATOMIC_SUM_TYPES
 
 
+def _nondeterministic_full(b: Binding) -> bool:
+    """CUB 3.6's atomic path adds every warp's aggregate, ignoring num_valid: a partial reduction with it
+    is wrong (seen on an H200: warps past valid_items added their undefined aggregates)."""
+    if b.values["algorithm"] is not BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC:
+        return True
+    return "valid_items" not in {p.name for p in b.overload.params}
+
+
 def _commutative_only_ok(b: Binding) -> bool:
     if b.values["algorithm"] is not BlockReduceAlgorithm.BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY:
         return True
@@ -100,6 +108,13 @@ BLOCK_REDUCE = register_primitive(
                 message=(
                     "algorithm={algorithm} adds with atomics: it computes sums of int32, uint32, int64, uint64, "
                     "float32 or float64 only (got {method} of {dtype}); use algorithm='warp_reductions'"
+                ),
+            ),
+            Constraint(
+                check=_nondeterministic_full,
+                message=(
+                    "algorithm={algorithm} adds every warp's partial with atomics and ignores valid_items (CUB "
+                    "would return a wrong sum); use algorithm='warp_reductions' for a partial reduction"
                 ),
             ),
             Constraint(

@@ -15,15 +15,21 @@ import inspect
 import itertools
 import os
 import pickle
+import threading
 from typing import Any
 
 import numpy as np
 
+from . import _seams
 from ._sites import CallSite
 
-__all__ = ["user_function"]
+__all__ = ["compiled_ltoir", "user_function"]
 
 _PROCESS_UNIQUE = itertools.count()
+_COMPILED: dict[str, bytes] = {}
+"""LTO-IR of the user functions compiled in this process, by symbol (the symbol digests the function's
+content and signature, so an entry never goes stale); guarded by ``_LOCK``."""
+_LOCK = threading.Lock()
 
 
 def _wrap(fn: Any) -> Any:
@@ -93,4 +99,33 @@ def user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[st
             f"({', '.join(str(a) for a in signature.args)}) and must return {signature.return_type}"
         )
     digest = hashlib.sha256(_identity(pyfunc) + b"\0" + str(signature).encode()).hexdigest()[:16]
-    return f"cuda_coop_{param}_{digest}", pyfunc, signature
+    symbol = f"cuda_coop_{param}_{digest}"
+    _compile(cs, f"{param}={getattr(fn, '__name__', fn)!r}", symbol, pyfunc, signature)
+    return symbol, pyfunc, signature
+
+
+def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any) -> None:
+    """Compile now, while the call is typed, so a function numba cannot compile is the user's error."""
+    with _LOCK:
+        if symbol in _COMPILED:
+            return
+    try:
+        data = _seams.compile_device_ltoir(pyfunc, signature, symbol)
+    except Exception as exc:  # any failure to compile the user's function is reported as such
+        root: BaseException = exc
+        while (root.__cause__ or root.__context__) is not None:  # the innermost error says what failed
+            root = root.__cause__ or root.__context__  # type: ignore[assignment]
+        lines = [line.strip() for line in str(root).splitlines() if line.strip()]
+        raise cs.error(
+            f"{given} does not compile as a device function {signature} "
+            f"({type(root).__name__}: {lines[0] if lines else ''}); pass a known operator or a Python function "
+            "numba-cuda-mlir can compile"
+        ) from exc
+    with _LOCK:
+        _COMPILED[symbol] = data
+
+
+def compiled_ltoir(symbol: str) -> bytes:
+    """The LTO-IR of a user function :func:`user_function` compiled."""
+    with _LOCK:
+        return _COMPILED[symbol]

@@ -8,6 +8,7 @@ from typing import Any
 from .._identity import CompileAttempt
 from .._provider import Provider
 from . import _seams
+from ._operators import compiled_ltoir
 from ._sites import KernelPlan, release
 
 
@@ -25,11 +26,10 @@ class KernelProvider:
         items: list[Any] = [_seams.LTOIR(self._produce, name=f"cuda_coop_{self.provider.plan.prefix}")]
         compiled: set[str] = set()
         for site_id in self.site_ids:
-            for symbol, pyfunc, signature in kernel.typed[site_id].user_ops:
+            for symbol, _, _ in kernel.typed[site_id].user_ops:
                 if symbol not in compiled:
                     compiled.add(symbol)
-                    data = _seams.compile_device_ltoir(pyfunc, signature, symbol)
-                    items.append(_seams.LTOIR(functools.partial(bytes, data), name=symbol))
+                    items.append(_seams.LTOIR(functools.partial(compiled_ltoir, symbol), name=symbol))
         self.link_items = tuple(items)
 
     def signature(self, site_id: int) -> Any:

@@ -201,6 +201,15 @@ def test_operators_that_are_ordinary_functions_compile() -> None:
     compile_kernel(kernel, SIG, block=(128,))
 
 
+def test_function_numba_cannot_compile_is_our_error() -> None:
+    @cuda.jit
+    def kernel(x, out, n):
+        out[0] = coop.block.reduce(x[0], np.fmax)  # call
+
+    message = _refused(kernel, "op='fmax'", "does not compile as a device function")
+    assert "compiler bug" not in message
+
+
 def test_operator_with_the_wrong_arity_names_the_call() -> None:
     @cuda.jit
     def kernel(x, out, n):
@@ -251,10 +260,13 @@ def test_closures_capturing_different_arrays_get_different_symbols() -> None:
         def error(self, message: str) -> Exception:
             return UsageError(message)
 
+    from cuda.coop.numba_mlir._seams import assumed_compute_capability
+
     sig = types.float64(types.float64, types.float64)
-    first, _, _ = user_function(Site(), "op", make(big_a), sig)  # type: ignore[arg-type]
-    second, _, _ = user_function(Site(), "op", make(big_b), sig)  # type: ignore[arg-type]
-    again, _, _ = user_function(Site(), "op", make(big_a.copy()), sig)  # type: ignore[arg-type]
+    with assumed_compute_capability((9, 0)):  # user functions are compiled as they are typed
+        first, _, _ = user_function(Site(), "op", make(big_a), sig)  # type: ignore[arg-type]
+        second, _, _ = user_function(Site(), "op", make(big_b), sig)  # type: ignore[arg-type]
+        again, _, _ = user_function(Site(), "op", make(big_a.copy()), sig)  # type: ignore[arg-type]
     assert first != second
     assert first == again  # same content: same symbol (stable for the persistent cache)
 
@@ -360,3 +372,18 @@ def test_errors_speak_public_names() -> None:
     _refused(bad_algorithm, "algorithm='rakin'", "did you mean 'raking'")
     message = _refused(downgraded, "algorithm='raking_commutative_only'", "algorithm='raking'", block=(100,))
     assert "BLOCK_REDUCE" not in message
+
+
+def test_nondeterministic_sum_refuses_valid_items() -> None:
+    """CUB's atomic path ignores num_valid (a wrong sum on the GPU); full tiles stay accepted."""
+
+    @cuda.jit
+    def partial(x, out, n):
+        out[0] = coop.block.sum(x[0], valid_items=n, algorithm="warp_reductions_nondeterministic")  # call
+
+    @cuda.jit
+    def full(x, out, n):
+        out[0] = coop.block.sum(x[0], algorithm="warp_reductions_nondeterministic")
+
+    _refused(partial, "algorithm='warp_reductions_nondeterministic'", "valid_items", "'warp_reductions'")
+    compile_kernel(full, SIG, block=(128,))

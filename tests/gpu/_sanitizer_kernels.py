@@ -112,14 +112,14 @@ def run(block: tuple[int, int, int]) -> None:
     load_store[grid, block](cuda.to_device(x), y, z, n)
     _check("load_store", y.copy_to_host(), x)
     _check("load_store", z.copy_to_host(), np.where(np.arange(x.size) < n, x, -7).astype(np.int32))
-    print("OK load_store", name)
+    print(f"OK load_store {name}")
 
     out = cuda.to_device(np.full(grid * 3, -7, np.int32))
     reduce[grid, block](cuda.to_device(x), out)
     firsts = tiles.reshape(grid, threads, IPT)[:, :, 0]
     want = np.stack([tiles.sum(1), tiles.max(1), firsts[:, : threads - 3].sum(1)], axis=1).astype(np.int32)
     _check("reduce", out.copy_to_host(), want.reshape(-1))
-    print("OK reduce", name)
+    print(f"OK reduce {name}")
 
     y, s = cuda.to_device(np.full(x.size, -7, np.int32)), cuda.to_device(np.full(grid * threads, -7, np.int32))
     scan[grid, block](cuda.to_device(x), y, s)
@@ -128,7 +128,7 @@ def run(block: tuple[int, int, int]) -> None:
     heads = tiles[:, :threads]
     seeded = np.concatenate([np.full((grid, 1), 7), heads[:, :-1]], axis=1)
     _check("scan", s.copy_to_host(), (np.minimum.accumulate(seeded, axis=1) + tiles.max(1)[:, None]).reshape(-1))
-    print("OK scan", name)
+    print(f"OK scan {name}")
 
     v = x[: grid * threads]
     lanes = v.reshape(-1, width)
@@ -137,14 +137,14 @@ def run(block: tuple[int, int, int]) -> None:
     valid = width - 1 if width > 1 else 1
     want = np.stack([lanes.sum(1), lanes.max(1), lanes[:, :valid].sum(1)], axis=1).astype(np.int32)
     _check("warp_reduce", out.copy_to_host(), want.reshape(-1))
-    print("OK warp_reduce", name)
+    print(f"OK warp_reduce {name}")
 
     out = cuda.to_device(np.full(v.size, -7, np.int32))
     warp_scan[grid, block](cuda.to_device(v), out)
     inc_min = np.minimum.accumulate(lanes, axis=1)
     ex_max = np.maximum.accumulate(np.concatenate([np.full((lanes.shape[0], 1), -9), inc_min[:, :-1]], axis=1), axis=1)
     _check("warp_scan", out.copy_to_host(), (np.cumsum(lanes, axis=1) - lanes + ex_max).astype(np.int32).reshape(-1))
-    print("OK warp_scan", name)
+    print(f"OK warp_scan {name}")
 
 
 def main() -> None:

@@ -90,14 +90,17 @@ class Case:
         return f"{self.dtype}-{'x'.join(map(str, self.block))}-ipt{self.ipt}-{self.ls}-{self.reduce}-{self.scan}"
 
     def site_algorithms(self) -> dict[str, str]:
-        """The reduce algorithm of each call site: the nondeterministic one sums only, and the
-        commutative-only one takes no valid_items."""
+        """The reduce algorithm of each call site: the nondeterministic one sums only, full tiles only
+        (cuda-coop refuses it with valid_items: CUB ignores the count there), and the commutative-only
+        one takes no valid_items."""
         ra = self.reduce
         return {
             "sum": ra,
             "max": "warp_reductions" if ra == "warp_reductions_nondeterministic" else ra,
             "vmin": "raking" if ra in ("raking_commutative_only", "warp_reductions_nondeterministic") else ra,
-            "vsum": "raking" if ra == "raking_commutative_only" else ra,
+            "vsum": {"raking_commutative_only": "raking", "warp_reductions_nondeterministic": "warp_reductions"}.get(
+                ra, ra
+            ),
         }
 
 

@@ -86,7 +86,8 @@ def make_kernel(case: Case):
 
     DT, IPT, T, W, OP = getattr(np, case.dtype), case.ipt, case.threads, case.width, case.op
     RA, SCA = case.reduce, case.scan
-    RV = "raking" if RA == "raking_commutative_only" else RA  # commutative_only takes no valid_items
+    # Neither commutative_only nor the nondeterministic (atomic) path takes valid_items.
+    RV = {"raking_commutative_only": "raking", "warp_reductions_nondeterministic": "warp_reductions"}.get(RA, RA)
 
     @cuda.jit
     def kernel(x, initial, vt, red, vred, wred, winc, wex, binc, bex, sex):

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from cuda.coop.errors import SpecError
-
 from cuda.coop import _specs
 from cuda.coop._bundle import header_bundle
 from cuda.coop._specs import (
@@ -31,6 +29,7 @@ from cuda.coop._specs import (
     user_type,
     value_type,
 )
+from cuda.coop.errors import SpecError
 from tests.helpers.cub_extra_specs import EXTRA_SPECS, registered_extra_specs
 
 PACKAGE = Path(_specs.__file__).resolve().parents[1]
