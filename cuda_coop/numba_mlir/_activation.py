@@ -34,7 +34,10 @@ def _stub_typer(prim: Primitive) -> Any:
 
 
 def calls_primitive(func_ir: Any) -> bool:
-    """Whether a call in ``func_ir`` may name a cuda-coop primitive or ``coop.uniform`` (never a false no)."""
+    """Whether a call in ``func_ir`` may name a cuda-coop primitive or ``coop.uniform`` (never a false no).
+
+    The planner runs only where this is true: it must be true for every kernel ``CoopPlanner.run`` changes.
+    """
     return any(primitive_of(value) is not None or is_uniform_stub(value) for value in _seams.callee_values(func_ir))
 
 
