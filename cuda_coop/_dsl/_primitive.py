@@ -190,12 +190,6 @@ def generated_doc(prim: Primitive) -> str:
             docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
     for tp in _tparams(spec, method):
         docs.setdefault(tp.name, tp.doc)
-    described = [(n, docs[n]) for n in prim.signature.parameters if docs.get(n)]
-    if described:
-        lines += ["Parameters", "----------"]
-        for n, doc in described:
-            lines += [f"{n}:", f"    {doc}"]
-        lines.append("")
     if spec.algorithm is not None:
         default = next(tp.default for tp in spec.tparams if tp.enum is spec.algorithm)
         names = ", ".join(
@@ -204,6 +198,11 @@ def generated_doc(prim: Primitive) -> str:
         lines += [f"Algorithms (``algorithm=``, ``{spec.algorithm.__name__}``): {names}.", ""]
     if spec.example:
         lines += [f"Example: ``{spec.example}`` in the examples.", ""]
+    described = [(n, docs[n]) for n in prim.signature.parameters if docs.get(n)]
+    if described:  # last: numpy-style sections run to the end of the docstring
+        lines += ["Parameters", "----------"]
+        for n, doc in described:
+            lines += [f"{n}:", f"    {doc}"]
     return "\n".join(lines)
 
 
