@@ -177,3 +177,18 @@ def _closure() -> Any:
 def test_every_spelling_of_a_primitive_reaches_the_planner(kernel: Any) -> None:
     compiled = compile_kernel(kernel, (I32, I32), block=(128,))
     assert ".entry" in compiled.ptx
+
+
+@cuda.jit
+def only_uniform(x, out):  # type: ignore[no-untyped-def]
+    if coop.uniform(x[0] > 0):
+        out[0] = x[0]
+
+
+def test_a_kernel_that_only_calls_uniform_reaches_the_planner() -> None:
+    """``coop.uniform`` alone is rewritten by the planner too (no launch needed): the pre-scan lets it run."""
+    from cuda.coop.numba_mlir import _seams
+
+    with _seams.assumed_compute_capability((9, 0)):
+        compiled = only_uniform.compile((types.float32[::1], types.float32[::1]))
+    assert compiled is not None
