@@ -54,6 +54,9 @@ class Primitive:
     """``(output parameter, input parameter)``: an omitted output is the input (in place)."""
     states: tuple[tuple[str, str], ...] = ()
     """``(state parameter, callback parameter)``: the runtime argument carrying a callback's state."""
+    extents: frozenset[str] = frozenset()
+    """Template parameters that are per-thread array extents (``items_per_thread``): recovered from the
+    arrays' definitions, a given value only restates them."""
 
     @property
     def target(self) -> tuple[str, str]:
@@ -64,13 +67,13 @@ class Primitive:
     def scope(self) -> Scope:
         return self.spec.scope
 
-    def param(self, name: str) -> Param | None:
-        """The spec parameter a public runtime argument carries (None for offsets and states)."""
-        for ov in self.method.overloads:
-            for p in ov.all_params:
-                if p.name == name:
-                    return p
-        return None
+    def param(self, name: str, *, array: bool = False) -> Param | None:
+        """The spec parameter a public runtime argument carries (None for offsets and states); with
+        ``array``, its per-thread-array form where one overload has it (``x`` of BlockReduce)."""
+        found = [p for ov in self.method.overloads for p in ov.all_params if p.name == name]
+        if array:
+            found = [p for p in found if p.extent is not None] or found
+        return found[0] if found else None
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], where: str) -> inspect.BoundArguments:
         """Bind call arguments to parameter names; a mismatch is a UsageError naming the primitive and call."""
@@ -174,6 +177,7 @@ def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signatu
         offsets=tuple(dict.fromkeys((p.offset, p.name) for p in params if p.offset)),
         in_place=tuple(dict.fromkeys((p.name, p.in_place_of) for p in params if p.in_place_of)),
         states=tuple(dict.fromkeys((p.state, p.name) for p in params if p.state)),
+        extents=frozenset(_extents(method)),
     )
 
 

@@ -73,7 +73,9 @@ def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str) -> Non
         )
 
 
-def _check_per_thread(cs: CallSite, name: str, ty: Any, dtype: str, needed: int | None) -> int:
+def _check_per_thread(
+    cs: CallSite, name: str, ty: Any, dtype: str, needed: int | None, *, extent: str = ""
+) -> int:
     """A thread-local array of at least ``needed`` items; returns its extent."""
     _check_array(cs, name, ty, dtype, f"a cuda.local.array of {dtype}")
     origin = cs.origins.get(name)
@@ -85,7 +87,7 @@ def _check_per_thread(cs: CallSite, name: str, ty: Any, dtype: str, needed: int 
             "cuda.local.array"
         )
     if needed is not None and origin.extent < needed:
-        raise cs.error(f"{name}= has {origin.extent} items but items_per_thread={needed}; they must match")
+        raise cs.error(f"{name}= has {origin.extent} items but {extent or 'it needs'}={needed}; they must match")
     return origin.extent
 
 
@@ -158,11 +160,15 @@ class _Typing:
     sources: dict[str, int]
     user_ops: list[tuple[str, Any, Any]]
     extent: int | None = None
+    extent_name: str = ""
+    """The template parameter the per-thread arrays' extent binds (``items_per_thread``)."""
 
     def runtime(self, index: int, name: str, p: Param) -> None:
         cs, ty = self.cs, self.argtys[index]
         self.sources[name] = index
-        explicit = cs.static.get("items_per_thread") if p.extent == "items_per_thread" else None
+        if isinstance(ty, types.Array):
+            p = cs.primitive.param(name, array=True) or p
+        explicit = cs.static.get(p.extent) if p.extent else None
         if p.kind is ArgKind.POINTER:
             _check_array(cs, name, ty, self.dtype, f"a 1-D C-contiguous array of {self.dtype}")
             self.present[name] = False
@@ -175,11 +181,12 @@ class _Typing:
             if p.kind is ArgKind.OUTPUT and not isinstance(ty, types.Array):
                 raise cs.error(f"{name}= must be a cuda.local.array of {self.dtype}; got the scalar {ty}")
             if isinstance(ty, types.Array):
-                n = _check_per_thread(cs, name, ty, self.dtype, explicit)
+                n = _check_per_thread(cs, name, ty, self.dtype, explicit, extent=p.extent or "")
                 n = explicit if explicit is not None else n
                 if self.extent is not None and n != self.extent:
                     raise cs.error(f"{name}= has {n} items but another per-thread array has {self.extent}")
                 self.extent = n
+                self.extent_name = p.extent or self.extent_name
             if p.kind is not ArgKind.OUTPUT:
                 self.present[name] = isinstance(ty, types.Array)
         elif p.count_limit is not None:
@@ -194,8 +201,8 @@ class _Typing:
     def static(self, name: str, value: Any) -> None:
         cs = self.cs
         p = cs.primitive.param(name)
-        if p is None:  # a template parameter (algorithm, threads...); items_per_thread is the arrays' extent
-            if name != "items_per_thread":
+        if p is None:  # a template parameter (algorithm, threads...); an extent comes from the arrays
+            if name not in cs.primitive.extents:
                 self.params[name] = value
             return
         self.present[name] = False
@@ -250,9 +257,10 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [])
     _type_arguments(t)
     if t.extent is not None:
-        t.params["items_per_thread"] = t.extent
-    elif cs.static.get("items_per_thread") is not None:
-        raise cs.error(f"items_per_thread= is given but {prim.data}= is a scalar; pass a cuda.local.array")
+        t.params[t.extent_name] = t.extent
+    for extent in prim.extents:
+        if t.extent is None and cs.static.get(extent) is not None:
+            raise cs.error(f"{extent}= is given but {prim.data}= is a scalar; pass a cuda.local.array")
     try:
         overload = prim.method.match(t.present)
     except SpecError as exc:  # lists the forms, arrays marked []
