@@ -26,7 +26,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import coop_sources  # noqa: E402
 
-PAGES = ("index", "installation", "configuration", "cpp", "api", "examples")
+PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues")
 
 
 def _require(module: str) -> None:
