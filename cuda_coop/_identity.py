@@ -41,6 +41,7 @@ from pathlib import Path
 
 from . import _env
 from ._cache_dir import cache_dir
+from ._cuda_headers import CudaInclude, resolve_cuda_include
 from ._toolkit import Toolkit, resolve_toolkit
 
 __all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint"]
@@ -201,13 +202,21 @@ def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) 
     return h.hexdigest()
 
 
+def _toolkit_for(include: CudaInclude) -> Toolkit:
+    return resolve_toolkit(cuda_include=include)
+
+
 class CompileAttempt:
-    """One compile attempt: memoises header identities per ordered roots, and the toolkit.
+    """One compile attempt: memoises header identities per ordered roots, and toolkits per CUDA include.
 
     Parameters
     ----------
+    include_resolver:
+        Replaces :func:`resolve_cuda_include` (a test seam); called for every :meth:`toolkit` call,
+        so the CUDA include selection is checked for each new provider.
     toolkit_resolver:
-        Replaces :func:`resolve_toolkit` (a test seam).
+        Replaces ``resolve_toolkit(cuda_include=...)`` (a test seam); called once per selected
+        CUDA include directory in this attempt.
     fingerprinter:
         Replaces :func:`fingerprint` (a test seam).
     """
@@ -215,13 +224,15 @@ class CompileAttempt:
     def __init__(
         self,
         *,
-        toolkit_resolver: Callable[[], Toolkit] = resolve_toolkit,
+        include_resolver: Callable[[], CudaInclude] = resolve_cuda_include,
+        toolkit_resolver: Callable[[CudaInclude], Toolkit] = _toolkit_for,
         fingerprinter: Callable[[Sequence[Path]], str] = fingerprint,
     ) -> None:
+        self._resolve_include = include_resolver
         self._resolve_toolkit = toolkit_resolver
         self._fingerprint = fingerprinter
         self._headers: dict[tuple[Path, ...], HeaderIdentity] = {}
-        self._toolkit: Toolkit | None = None
+        self._toolkits: dict[CudaInclude, Toolkit] = {}
         self._lock = threading.Lock()
 
     def header_identity(self, include_roots: Sequence[Path]) -> HeaderIdentity:
@@ -234,11 +245,16 @@ class CompileAttempt:
             return found
 
     def toolkit(self) -> Toolkit:
-        """The toolkit, resolved once per attempt (raises what :func:`resolve_toolkit` raises)."""
+        """The toolkit for the CUDA include directory selected now; resolved once per selection per attempt.
+
+        Raises what :func:`resolve_cuda_include` and :func:`resolve_toolkit` raise.
+        """
+        include = self._resolve_include()  # root selection is checked for each new provider
         with self._lock:
-            if self._toolkit is None:
-                self._toolkit = self._resolve_toolkit()
-            return self._toolkit
+            found = self._toolkits.get(include)
+            if found is None:
+                found = self._toolkits[include] = self._resolve_toolkit(include)
+            return found
 
     def toolkit_identity(self) -> str:
         """:attr:`Toolkit.identity` of this attempt's toolkit."""

@@ -66,6 +66,6 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
         cccl_version=cccl.version_number,
         cuda_include=toolkit.cuda_include.path,
         header_identity=attempt.header_identity(roots).digest,
-        toolkit_identity=attempt.toolkit_identity(),
+        toolkit_identity=toolkit.identity,  # the same selection as the include path above
         nvrtc_version=toolkit.nvrtc.version,
     )

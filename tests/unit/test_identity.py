@@ -217,22 +217,33 @@ def test_edits_within_an_attempt_are_not_seen_but_a_later_attempt_sees_them(tmp_
     assert after.roots == before.roots and after.digest != before.digest
 
 
-def test_toolkit_is_resolved_once_per_attempt() -> None:
+def test_toolkit_is_resolved_once_per_selection_per_attempt(tmp_path: Path) -> None:
+    from cuda.coop._cuda_headers import CudaInclude
+
     class FakeToolkit:
-        identity = "tk-1"
+        def __init__(self, include: CudaInclude) -> None:
+            self.identity = f"tk-{include.path.name}"
 
-    calls: list[int] = []
+    selected = [CudaInclude(path=tmp_path / "a", origin="CUDA_PATH", cuda_version=(13, 5))]
+    includes: list[int] = []
+    toolkits: list[CudaInclude] = []
 
-    def resolver() -> FakeToolkit:
-        calls.append(1)
-        return FakeToolkit()
+    def include_resolver() -> CudaInclude:
+        includes.append(1)
+        return selected[0]
 
-    attempt = CompileAttempt(toolkit_resolver=resolver)  # type: ignore[arg-type]
-    assert attempt.toolkit_identity() == attempt.toolkit_identity() == "tk-1"
+    def resolver(include: CudaInclude) -> FakeToolkit:
+        toolkits.append(include)
+        return FakeToolkit(include)
+
+    attempt = CompileAttempt(include_resolver=include_resolver, toolkit_resolver=resolver)  # type: ignore[arg-type]
+    assert attempt.toolkit_identity() == attempt.toolkit_identity() == "tk-a"
     assert attempt.toolkit() is attempt.toolkit()
-    assert len(calls) == 1
-    CompileAttempt(toolkit_resolver=resolver).toolkit_identity()  # type: ignore[arg-type]
-    assert len(calls) == 2
+    assert len(includes) == 4 and len(toolkits) == 1  # selection checked every time, resolved once
+    selected[0] = CudaInclude(path=tmp_path / "b", origin="CUDA_HOME", cuda_version=(13, 5))
+    assert attempt.toolkit_identity() == "tk-b" and len(toolkits) == 2  # a new selection: its own toolkit
+    CompileAttempt(include_resolver=include_resolver, toolkit_resolver=resolver).toolkit_identity()  # type: ignore[arg-type]
+    assert len(toolkits) == 3  # a new attempt resolves again
 
 
 def test_real_bundle_fingerprint() -> None:
