@@ -20,10 +20,11 @@ from ._bundle import header_bundle
 from ._cccl import resolve_cccl_root
 from ._cuda_headers import CudaInclude, resolve_cuda_include
 from ._provider import _cache_cli
+from ._provider._dump import dump_directory
 from ._registration import backend_status
 from ._toolkit import Library, resolve_toolkit
 from ._version import __version__
-from .errors import CoopError
+from .errors import ConfigurationError, CoopError
 
 _DUMP_VAR = "CUDA_COOP_SOURCE_DUMP_DIR"
 
@@ -101,7 +102,12 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     report["cccl_root"] = _cccl_section(problems)
     report["cuda_include"], report["toolkit"] = _toolkit_sections(problems)
     report["cache"] = _cache_cli.diagnostics()
-    report["source_dump_dir"] = _env.get(_DUMP_VAR) or None
+    try:
+        dump_dir = dump_directory()
+        report["source_dump_dir"] = str(dump_dir) if dump_dir else None
+    except ConfigurationError as exc:
+        report["source_dump_dir"] = None
+        problems.append(str(exc))
     report["environment"] = {v.name: value for v in _env.VARIABLES if (value := _env.get(v.name)) is not None}
     report["backends"] = {
         name: {"active": st.active, "version": st.version, "reason": st.reason} for name, st in backend_status().items()

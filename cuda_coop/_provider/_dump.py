@@ -1,8 +1,9 @@
 """Source dumps (seed: ``CUDA_COOP_SOURCE_DUMP_DIR``) and the source file a failed compile points to.
 
-``CUDA_COOP_SOURCE_DUMP_DIR`` is read at every provider compile and cache hit. When it is set, the
-rendered source is written there as ``cuda_coop_<backend>_<hash>.cu`` (``<hash>``: the first 16 hex
-digits of the provider key), atomically, so concurrent processes can share the directory.
+``CUDA_COOP_SOURCE_DUMP_DIR`` is read at every provider compile and cache hit, by the one path rule
+(``_env.path``: empty is unset, ``~`` expanded, a relative path refused). When it is set, the rendered
+source is written there as ``cuda_coop_<backend>_<hash>.cu`` (``<hash>``: the first 16 hex digits of
+the provider key), atomically, so concurrent processes can share the directory.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import warnings
 from pathlib import Path
 
 from .. import _env
+from ..errors import ConfigurationError
 
 __all__ = ["dump_name", "dump_source", "failure_source"]
 
@@ -44,17 +46,26 @@ def _write(directory: Path, name: str, source: str) -> Path:
     return path
 
 
+def dump_directory() -> Path | None:
+    """The configured dump directory (None when unset); ConfigurationError for a relative path."""
+    return _env.path(_VAR)
+
+
 def dump_source(source: str, backend: str, key: str) -> Path | None:
     """Write ``source`` to the dump directory if one is configured; its path, else None.
 
-    A dump directory that cannot be written is reported with a :class:`RuntimeWarning` (the user
-    set the variable and can fix it); compilation goes on.
+    A dump directory that is relative or cannot be written is reported with a :class:`RuntimeWarning`
+    (the user set the variable and can fix it); compilation goes on.
     """
-    directory = _env.get(_VAR)
-    if not directory:
+    try:
+        directory = dump_directory()
+    except ConfigurationError as exc:
+        warnings.warn(f"{exc}; no provider source is written", RuntimeWarning, stacklevel=3)
+        return None
+    if directory is None:
         return None
     try:
-        return _write(Path(directory), dump_name(backend, key), source)
+        return _write(directory, dump_name(backend, key), source)
     except OSError as exc:
         warnings.warn(
             f"{_VAR}={directory!r}: cannot write the provider source there ({exc}); point it at a writable directory",

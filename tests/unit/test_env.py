@@ -184,7 +184,4 @@ def test_path_variables_are_read_by_the_path_rule() -> None:
                 name = arg.value if isinstance(arg, ast.Constant) else constants.get(getattr(arg, "id", ""))
                 if name in paths:
                     offenders.append(f"{file.relative_to(package).as_posix()} {name}")
-    # Known, not yet converted: the source dump directory is read by the provider layer (_provider/_dump.py),
-    # and the CLI shows that reader's value; both move to _env.path with it.
-    pending = {"_provider/_dump.py CUDA_COOP_SOURCE_DUMP_DIR", "_cli.py CUDA_COOP_SOURCE_DUMP_DIR"}
-    assert sorted(set(offenders) - pending) == [], offenders
+    assert offenders == []
