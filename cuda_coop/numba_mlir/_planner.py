@@ -20,6 +20,7 @@ from .._dsl._primitive import Primitive, primitive_of
 from .._specs import Scope
 from ..errors import UsageError
 from . import _seams
+from ._ir import drop_unused_definitions
 from ._lowering import coop_call
 from ._seams import ir
 from ._sites import ArrayOrigin, CallSite, KernelPlan
@@ -198,47 +199,6 @@ def _plan_site(
     return site, list(runtime.values()), static_vars
 
 
-def _droppable(value: Any) -> bool:
-    return isinstance(value, ir.Global | ir.FreeVar | ir.Const) or (
-        isinstance(value, ir.Expr) and value.op == "make_function"
-    )
-
-
-def _drop_unused_constants(func_ir: Any, candidates: list[Any]) -> None:
-    """Delete the definitions of compile-time arguments nothing uses any more.
-
-    A Python function passed as an operator is not typeable by numba; once its call is rewritten,
-    the leftover ``$op = global(f)`` (or ``make_function`` of a lambda, and its code constant) must
-    not reach typing.
-    """
-    names = {v.name for v in candidates}
-    first = True
-    while names:
-        used: set[str] = set()
-        for block in func_ir.blocks.values():
-            for stmt in block.body:
-                value = stmt.value if isinstance(stmt, ir.Assign) else stmt
-                used.update(v.name for v in getattr(value, "list_vars", list)())
-        dead = names - used
-        names = set()
-        for block in func_ir.blocks.values():
-            kept = []
-            for stmt in block.body:
-                if isinstance(stmt, ir.Assign) and stmt.target.name in dead and _droppable(stmt.value):
-                    names.update(v.name for v in getattr(stmt.value, "list_vars", list)())
-                else:
-                    kept.append(stmt)
-            block.body = kept
-        if first:  # a lambda's code object is a constant of its own, which nothing lists once it is replaced
-            first = False
-            for block in func_ir.blocks.values():
-                for stmt in block.body:
-                    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Const) and isinstance(
-                        stmt.value.value, pytypes.CodeType
-                    ):
-                        names.add(stmt.target.name)
-
-
 def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]]) -> Any:
     """The first block-scope call in the kernel's entry block, if any: nothing cooperative can have
     used the block's shared storage before it (the entry block runs once, before everything else)."""
@@ -304,5 +264,5 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
             stmt.value = ir.Expr.call(fn_var, [id_var, *runtime_vars], (), loc)
             index = block.body.index(stmt)
             block.body[index:index] = new
-        _drop_unused_constants(func_ir, static_vars)
+        drop_unused_definitions(func_ir, (v.name for v in static_vars))
         return True

@@ -10,9 +10,10 @@ that calls a primitive:
    (atomics, shuffles, votes, random numbers, calls cuda-coop cannot see into), every primitive's
    result (``coop.block.sum`` is valid in thread 0 only), loads with a thread-dependent index, loads
    from a ``cuda.local.array`` that a thread-dependent store or a primitive's output may have
-   written before (on some path), and values assigned under a thread-dependent condition. Kernel arguments, constants, ``blockIdx``/``blockDim``/``gridDim``,
-   ``cuda.gridsize()``, ``cuda.syncthreads_count/and/or()``, loads of shared or global memory at a
-   uniform index, a block scan's ``block_aggregate`` and ``cuda.coop.uniform(value)`` are uniform.
+   written before (on some path), and values assigned under a thread-dependent condition. Kernel
+   arguments, constants, ``blockIdx``/``blockDim``/``gridDim``, ``cuda.gridsize()``,
+   ``cuda.syncthreads_count/and/or()``, loads of shared or global memory at a uniform index, a block
+   scan's ``block_aggregate`` and ``cuda.coop.uniform(value)`` are uniform.
 2. *Control dependence* (post-dominators): a call is divergent when it is control-dependent,
    directly or through other divergent branches, on a branch whose condition is thread-dependent:
    an ``if``, the exit test of a loop (a thread-dependent trip count), or an early ``return`` or
@@ -33,6 +34,7 @@ from .._dsl._uniform import is_uniform_stub
 from .._specs import ArgKind, Scope
 from ..errors import UsageError
 from . import _seams
+from ._ir import drop_unused_definitions
 from ._seams import ir
 
 __all__ = ["check_uniform_calls", "rewrite_uniform_calls"]
@@ -543,22 +545,5 @@ def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
             callees.add(call.func.name)
             rewritten.append(stmt)
     if rewritten:
-        _drop_unused(func_ir, callees)
+        drop_unused_definitions(func_ir, callees)
     return rewritten
-
-
-def _drop_unused(func_ir: Any, names: set[str]) -> None:
-    """Delete the now unused definitions of ``coop.uniform`` callees (a Python function is not typeable)."""
-    used: set[str] = set()
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            value = stmt.value if isinstance(stmt, ir.Assign) else stmt
-            used.update(v.name for v in getattr(value, "list_vars", list)())
-    dead = names - used
-    for block in func_ir.blocks.values():
-        block.body = [
-            stmt for stmt in block.body
-            if not (isinstance(stmt, ir.Assign) and stmt.target.name in dead
-                    and (isinstance(stmt.value, ir.Global | ir.FreeVar)
-                         or (isinstance(stmt.value, ir.Expr) and stmt.value.op == "getattr")))
-        ]
