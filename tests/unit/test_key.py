@@ -10,18 +10,10 @@ from pathlib import Path
 import pytest
 
 from cuda.coop._identity import fingerprint
-from cuda.coop._provider import MemoryCache, Provider, Toolchain, compile_options, normalize_arch
+from cuda.coop._provider import MemoryCache, Provider, compile_options, normalize_arch
 from cuda.coop._provider._nvrtc import CompileResult
 from cuda.coop._specs import Request, UserOp, user_type
-
-TOOLCHAIN = Toolchain(
-    cccl_include_roots=(Path("/cccl/include"),),
-    cccl_version=3006000,
-    cuda_include=Path("/cuda/include"),
-    header_identity="h" * 64,
-    toolkit_identity="t" * 64,
-    nvrtc_version=(13, 5),
-)
+from tests.helpers.fakes import TOOLCHAIN
 
 
 class NeverCompiler:

@@ -7,46 +7,16 @@ import subprocess
 import sys
 import time
 import types
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from cuda.coop._provider import _nvrtc, _pch
 from cuda.coop._provider._nvrtc import NvrtcCompiler
+from tests.helpers.fakes import OK, FakeNvrtc
 
-OK = object()
 PREAMBLE = "#include <cub/block/block_reduce.cuh>\n"
 OPTIONS = ("-arch=sm_90", "-rdc=true")
-
-
-class FakeNvrtc:
-    """Stands in for ``_nvrtc._compile``: records options; can fail PCH builds or PCH use."""
-
-    def __init__(self, *, build_ok: bool = True, use_ok: bool = True, build_seconds: float = 0.0) -> None:
-        self.calls: list[tuple[str, ...]] = []
-        self.build_ok = build_ok
-        self.use_ok = use_ok
-        self.use_warns = False
-        self.build_seconds = build_seconds
-
-    def __call__(self, source: str, options: Sequence[str], name: str) -> tuple[bytes | None, str, object]:
-        self.calls.append(tuple(options))
-        create = [o.split("=", 1)[1] for o in options if o.startswith("--create-pch=")]
-        if create:
-            time.sleep(self.build_seconds)
-            if self.build_ok:
-                Path(create[0]).write_bytes(b"pch")
-            return b"", f'"{name}": creating precompiled header file "{create[0]}"\n', OK if self.build_ok else "heap"
-        use = [o.split("=", 1)[1] for o in options if o.startswith("--use-pch=")]
-        note = f'"{name}": using precompiled header file "{use[0]}"\n' if use else ""
-        if use and not self.use_ok:  # what NVRTC 13 says when the file is gone
-            return None, f'Catastrophic error: cannot open precompiled header file "{use[0]}"\n', None
-        if use and self.use_warns:  # ... and when it is damaged or from another process (the compile goes on)
-            return b"LTOIR", f'Warning #626-D: precompiled header file "{use[0]}" is either invalid\n', None
-        if "static_assert" in source:
-            return None, note + 'p.cu(3): error: static assertion failed with "too big"\n1 error detected\n', None
-        return b"LTOIR", note, None
 
 
 @pytest.fixture

@@ -6,45 +6,20 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from cuda.coop._provider import DiskCache, LayeredCache, MemoryCache, Provider, Toolchain, _cache, _cache_cli
+from cuda.coop._provider import DiskCache, LayeredCache, MemoryCache, Provider, _cache, _cache_cli
 from cuda.coop._provider._cache import decode_entry, encode_entry
 from cuda.coop._provider._dump import dump_name
-from cuda.coop._provider._nvrtc import CompileResult
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError
+from tests.helpers.fakes import TOOLCHAIN, FakeCompiler
 
 KEY = "ab" + "0" * 62
 OTHER = "cd" + "1" * 62
-TOOLCHAIN = Toolchain(
-    cccl_include_roots=(Path("/cccl/include"),),
-    cccl_version=3006000,
-    cuda_include=Path("/cuda/include"),
-    header_identity="h" * 64,
-    toolkit_identity="t" * 64,
-    nvrtc_version=(13, 5),
-)
 REQUESTS = [Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16)]
-
-
-class FakeCompiler:
-    """Counts calls; returns fixed bytes, or fails with a log."""
-
-    def __init__(self, *, fail: bool = False) -> None:
-        self.calls = 0
-        self.fail = fail
-        self.seen: list[tuple[str, tuple[str, ...], str | None]] = []
-
-    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
-        self.calls += 1
-        self.seen.append((name, tuple(options), preamble))
-        if self.fail:
-            return CompileResult(ltoir=None, log='p.cu(12): error: identifier "x" is undefined')
-        return CompileResult(ltoir=b"LTOIR:" + source[-40:].encode(), log="")
 
 
 def _provider(compiler: FakeCompiler, cache: object, **kw: object) -> Provider:

@@ -7,18 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, _nvrtc
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, _nvrtc
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError
+from tests.helpers.fakes import TOOLCHAIN
 
 SUCCESS, OUT_OF_MEMORY, INTERNAL = "NVRTC_SUCCESS", "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC_ERROR_INTERNAL_ERROR"
-TOOLCHAIN = Toolchain(
-    cccl_include_roots=(Path("/cccl/include"),),
-    cccl_version=3006000,
-    cuda_include=Path("/cuda/include"),
-    header_identity="h" * 64,
-    toolkit_identity="t" * 64,
-)
 
 
 def _fake_nvrtc(fail: str) -> types.SimpleNamespace:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -11,25 +10,7 @@ import pytest
 from cuda.coop._cuda_headers import CudaInclude
 from cuda.coop._toolkit import Library, Toolkit, resolve_toolkit
 from cuda.coop.errors import ToolkitMismatchError, ToolkitNotFoundError
-
-
-@dataclass
-class FakeBackend:
-    """Binds what it is told to; a preloaded path wins, as a real loader's soname check makes it."""
-
-    paths: dict[str, Path]
-    versions: dict[str, tuple[int, int]]
-    preload_wins: bool = True
-    binds: list[tuple[str, Path | None]] = field(default_factory=list)
-
-    def bind(self, libname: str, preload: Path | None) -> tuple[Path, str]:
-        self.binds.append((libname, preload))
-        if preload is not None and self.preload_wins:
-            return preload, "was-already-loaded-from-elsewhere"
-        return self.paths[libname], "site-packages"
-
-    def version(self, libname: str) -> tuple[int, int]:
-        return self.versions[libname]
+from tests.helpers.fakes import FakeBackend
 
 
 def touch(path: Path) -> Path:
