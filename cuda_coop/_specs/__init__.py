@@ -8,7 +8,8 @@ primitive's name.
 
 from __future__ import annotations
 
-from . import block_load_store, block_reduce, block_scan, warp_reduce, warp_scan
+import importlib
+
 from ._model import (
     ArgKind,
     Binding,
@@ -63,5 +64,13 @@ __all__ = [
     "value_type",
 ]
 
-del block_load_store, block_reduce, block_scan, warp_reduce, warp_scan
+_FAMILIES = (  # one line per family module: importing it registers its specs
+    "block_load_store",
+    "block_reduce",
+    "block_scan",
+    "warp_reduce",
+    "warp_scan",
+)
+for _family in _FAMILIES:
+    importlib.import_module(f"{__name__}.{_family}")
 _freeze()

@@ -9,7 +9,16 @@ from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
 
-__all__ = ["exclusive_scan", "exclusive_sum", "inclusive_scan", "inclusive_sum", "load", "reduce", "store", "sum"]
+__all__ = [
+    "exclusive_scan",
+    "exclusive_sum",
+    "inclusive_scan",
+    "inclusive_sum",
+    "load",
+    "reduce",
+    "store",
+    "sum",
+]
 
 
 def __dir__() -> list[str]:

@@ -7,7 +7,14 @@ from ._primitives import inclusive_sum as inclusive_sum
 from ._primitives import reduce as reduce
 from ._primitives import sum as sum
 
-__all__ = ["exclusive_scan", "exclusive_sum", "inclusive_scan", "inclusive_sum", "reduce", "sum"]
+__all__ = [
+    "exclusive_scan",
+    "exclusive_sum",
+    "inclusive_scan",
+    "inclusive_sum",
+    "reduce",
+    "sum",
+]
 
 
 def __dir__() -> list[str]:
