@@ -68,6 +68,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_load_store",
     "block_reduce",
     "block_scan",
+    "warp_load_store",
     "warp_reduce",
     "warp_scan",
 )
