@@ -119,7 +119,7 @@ def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
     """Every public parameter of the primitive calling ``spec.method`` and its default, from the spec.
 
     - each runtime parameter of any overload (a scalar OUTPUT is the return value, not a parameter),
-      required (no default) if every overload has it, else ``None``;
+      required (no default) if every overload has it and it is not an in-place output, else ``None``;
     - each template parameter a call may give (not inferred from the launch, not a type), with the
       spec's default (an algorithm by its short name); a per-thread extent defaults to ``None``;
     - ``offset`` keywords of pointers (default ``0``) and the state argument of callbacks (``None``).
@@ -134,7 +134,8 @@ def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
         for p in ov.all_params:
             if p.name in result or not public(p):
                 continue
-            required = all(p.name in names for names in names_per_overload)
+            # an output that defaults to an input (in place) is never required
+            required = p.in_place_of is None and all(p.name in names for names in names_per_overload)
             result[p.name] = _NO_DEFAULT if required else None
             if p.offset is not None:
                 result[p.offset] = 0

@@ -65,9 +65,11 @@ __all__ = [
 ]
 
 _FAMILIES = (  # one line per family module: importing it registers its specs
+    "block_exchange",
     "block_load_store",
     "block_reduce",
     "block_scan",
+    "warp_exchange",
     "warp_load_store",
     "warp_reduce",
     "warp_scan",

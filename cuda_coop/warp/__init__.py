@@ -1,5 +1,8 @@
 """Warp-wide cooperative primitives (CUB ``cub::Warp*``), callable inside numba-cuda-mlir kernels."""
 
+from ._exchange import blocked_to_striped as blocked_to_striped
+from ._exchange import scatter_to_striped as scatter_to_striped
+from ._exchange import striped_to_blocked as striped_to_blocked
 from ._load_store import load as load
 from ._load_store import store as store
 from ._primitives import exclusive_scan as exclusive_scan
@@ -10,13 +13,16 @@ from ._primitives import reduce as reduce
 from ._primitives import sum as sum
 
 __all__ = [
+    "blocked_to_striped",
     "exclusive_scan",
     "exclusive_sum",
     "inclusive_scan",
     "inclusive_sum",
     "load",
     "reduce",
+    "scatter_to_striped",
     "store",
+    "striped_to_blocked",
     "sum",
 ]
 
