@@ -70,7 +70,8 @@ def scalar(name: str, type_: str = "dtype", doc: str = "") -> Param:
 
 
 def count(limit: str, doc: str) -> Param:
-    """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``)."""
+    """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``:
+    ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``)."""
     return Param(name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, doc=doc)  # type: ignore[arg-type]
 
 

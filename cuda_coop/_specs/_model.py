@@ -209,9 +209,10 @@ class Param:
     """For an array OUTPUT: the ARRAY input it is when the caller omits it (the scan runs in place)."""
     state: str | None = None
     """For CALLBACK: the public argument carrying the state pointer the function receives first."""
-    count_limit: Literal["tile", "block", "warp"] | None = None
+    count_limit: Literal["tile", "block", "warp", "warp_tile"] | None = None
     """For a SCALAR count (``valid_items``): the count is clamped to [0, limit] before CUB sees it, so any
-    value at or above the tile (block_threads * items_per_thread), block or logical warp means all of it."""
+    value at or above the tile (block_threads * items_per_thread), the block, the logical warp (threads)
+    or the warp's tile (threads * items_per_thread) means all of it."""
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -409,6 +410,8 @@ class Binding:
             return self.block_threads
         if param.count_limit == "warp":
             return int(self.values["threads"])
+        if param.count_limit == "warp_tile":
+            return int(self.values["threads"]) * int(self.values["items_per_thread"])
         return None
 
     def canonical(self) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._specs import ArgKind, Param, Request, UserCallback, UserOp, bind, coerce_operator
+from .._specs import ArgKind, Param, Request, TParamKind, UserCallback, UserOp, bind, coerce_operator
 from ..errors import SpecError
 from . import _seams
 from ._operators import user_function
@@ -24,6 +24,9 @@ from ._seams import types
 from ._sites import CallSite, KernelPlan, site
 
 SUPPORTED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+"""Item dtypes (``dtype``) the DSL passes to CUB."""
+ELEMENT_TYPES = (*SUPPORTED, "bool")
+"""Types any other typed argument may have (flags, ranks, counters, counts), as the spec allows."""
 
 __all__ = ["SUPPORTED", "TypedCall", "coop_call", "type_call"]
 
@@ -65,7 +68,8 @@ def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str) -> Non
     if not isinstance(ty, types.Array):
         raise cs.error(f"{name}= must be {what}; got the scalar {ty}")
     if str(ty.dtype) != dtype:
-        raise cs.error(f"{name}= holds {ty.dtype} but {cs.primitive.data}= is {dtype}; use one dtype")
+        raise cs.error(f"{name}= holds {ty.dtype} but must hold {dtype} (as {cs.primitive.data}= does)"
+                       if name != cs.primitive.data else f"{name}= holds {ty.dtype}, expected {dtype}")
     if ty.ndim != 1 or ty.layout != "C":
         raise cs.error(
             f"{name}= must be a 1-D C-contiguous array, got {ty}: strided or reversed views (x[::2], x[::-1]) "
@@ -134,18 +138,21 @@ def _check_scalar(cs: CallSite, name: str, ty: Any, target: Any) -> None:
     )
 
 
-def _check_count(cs: CallSite, name: str, ty: Any) -> str:
-    """An integer count of any width; returns its dtype name (it becomes the count's type parameter)."""
+def _check_count(cs: CallSite, name: str, ty: Any) -> None:
+    """An integer count of any width (its type binds the count's type parameter)."""
     base = types.unliteral(ty)
     if isinstance(ty, types.Array) or not isinstance(base, types.Integer):
         raise cs.error(f"{name}= must be an integer; got {ty}")
-    return str(base)
+
+
+def _numba(name: str) -> Any:
+    """The numba type of a dtype name (``"bool"`` included)."""
+    return types.boolean if name == "bool" else getattr(types, name)
 
 
 def _ref_type(ref: str, params: dict[str, Any]) -> Any:
     """The numba type of a spec type reference (``"dtype"``, ``"bool"``, a bound TYPE parameter)."""
-    name = params.get(ref, ref)
-    return types.boolean if name == "bool" else getattr(types, str(name))
+    return _numba(str(params.get(ref, ref)))
 
 
 @dataclass
@@ -159,9 +166,21 @@ class _Typing:
     present: dict[str, bool]
     sources: dict[str, int]
     user_ops: list[tuple[str, Any, Any]]
+    type_params: frozenset[str] = frozenset()
+    """The spec's TYPE template parameters: each is bound from the first argument referencing it."""
     extent: int | None = None
     extent_name: str = ""
     """The template parameter the per-thread arrays' extent binds (``items_per_thread``)."""
+
+    def element_type(self, name: str, p: Param, ty: Any) -> str:
+        """The dtype ``name``'s values must have: its spec type, binding a TYPE parameter on first use."""
+        ref = p.type or "dtype"
+        if ref in self.type_params and ref not in self.params:
+            given = str(ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty))
+            if given not in ELEMENT_TYPES:
+                raise self.cs.error(f"{name}= has type {ty}; expected one of {', '.join(ELEMENT_TYPES)}")
+            self.params[ref] = given
+        return str(self.params.get(ref, ref))
 
     def runtime(self, index: int, name: str, p: Param) -> None:
         cs, ty = self.cs, self.argtys[index]
@@ -169,19 +188,20 @@ class _Typing:
         if isinstance(ty, types.Array):
             p = cs.primitive.param(name, array=True) or p
         explicit = cs.static.get(p.extent) if p.extent else None
+        want = self.element_type(name, p, ty) if p.type else self.dtype
         if p.kind is ArgKind.POINTER:
-            _check_array(cs, name, ty, self.dtype, f"a 1-D C-contiguous array of {self.dtype}")
+            _check_array(cs, name, ty, want, f"a 1-D C-contiguous array of {want}")
             self.present[name] = False
         elif p.kind is ArgKind.AGGREGATE:
-            _check_per_thread(cs, name, ty, self.dtype, 1)
+            _check_per_thread(cs, name, ty, want, 1)
             self.present[name] = False
         elif p.kind is ArgKind.OUTPUT or (p.kind is ArgKind.ARRAY) or (
             p.kind is ArgKind.SCALAR and isinstance(ty, types.Array) and name in cs.primitive.per_thread
         ):
             if p.kind is ArgKind.OUTPUT and not isinstance(ty, types.Array):
-                raise cs.error(f"{name}= must be a cuda.local.array of {self.dtype}; got the scalar {ty}")
+                raise cs.error(f"{name}= must be a cuda.local.array of {want}; got the scalar {ty}")
             if isinstance(ty, types.Array):
-                n = _check_per_thread(cs, name, ty, self.dtype, explicit, extent=p.extent or "")
+                n = _check_per_thread(cs, name, ty, want, explicit, extent=p.extent or "")
                 n = explicit if explicit is not None else n
                 if self.extent is not None and n != self.extent:
                     raise cs.error(f"{name}= has {n} items but another per-thread array has {self.extent}")
@@ -190,12 +210,11 @@ class _Typing:
             if p.kind is not ArgKind.OUTPUT:
                 self.present[name] = isinstance(ty, types.Array)
         elif p.count_limit is not None:
-            assert p.type is not None
-            self.params[p.type] = _check_count(cs, name, ty)
+            _check_count(cs, name, ty)
             self.present[name] = False
         else:  # SCALAR of the data type (or another type the spec names)
             if name != cs.primitive.data:
-                _check_scalar(cs, name, ty, _ref_type(p.type or "dtype", self.params))
+                _check_scalar(cs, name, ty, _numba(want))
             self.present[name] = False
 
     def static(self, name: str, value: Any) -> None:
@@ -254,7 +273,12 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     """Validate a call site's argument types and build its specialisation request."""
     prim = cs.primitive
     dtype = _data_type(cs, dict(zip(cs.runtime, argtys, strict=True)))
-    t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [])
+    type_params = frozenset(
+        tp.name
+        for tp in (*prim.spec.tparams, *(t for ov in prim.method.overloads for t in ov.tparams))
+        if tp.kind is TParamKind.TYPE
+    )
+    t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [], type_params)
     _type_arguments(t)
     if t.extent is not None:
         t.params[t.extent_name] = t.extent
@@ -272,13 +296,16 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     params = {k: v for k, v in t.params.items() if k in bound_names or prim.param(k) is not None}
     request = Request(prim.spec.name, prim.method.name, overload.name, **params)
     bind(request, cs.block)  # validate now: errors name the call site
-    returns = getattr(types, dtype) if prim.method.returns is not None or _returns_output(overload) else types.none
+    returns = _returns(prim.method, overload, t.params)
     return TypedCall(request=request, returns=returns, sources=t.sources, user_ops=tuple(t.user_ops), argtys=argtys)
 
 
-def _returns_output(overload: Any) -> bool:
+def _returns(method: Any, overload: Any, params: dict[str, Any]) -> Any:
+    """The call's numba result type: the method's result, else its one scalar output, else none."""
+    if method.returns is not None:
+        return _ref_type(method.returns, params)
     outs = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
-    return len(outs) == 1
+    return _ref_type(outs[0].type or "dtype", params) if len(outs) == 1 else types.none
 
 
 # --- lowering ------------------------------------------------------------------------------------------
@@ -287,7 +314,7 @@ def _returns_output(overload: Any) -> bool:
 def _numba_type(cparam: Any, argty: Any) -> Any:
     if cparam.value_type is None:  # void* state: a pointer to whatever the caller passed
         return types.CPointer(argty.dtype if isinstance(argty, types.Array) else argty)
-    vt = getattr(types, cparam.value_type.name)
+    vt = _numba(cparam.value_type.name)
     return types.CPointer(vt) if cparam.pointer else vt
 
 
@@ -304,7 +331,7 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
         c_args.append(runtime[index])
         c_types.append(_numba_type(cparam, typed.argtys[index]))
-    returns = getattr(types, sig.returns.name) if sig.returns is not None else types.none
+    returns = _numba(sig.returns.name) if sig.returns is not None else types.none
     c_sig = returns(*c_types)
     _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=c_args)
 

@@ -233,7 +233,7 @@ def test_wrong_types_are_an_error() -> None:
         coop.block.load(x, items)
 
     message = _compile_error(kernel)
-    assert "coop.block.load()" in message and "items= holds int32 but src= is float32" in message
+    assert "coop.block.load()" in message and "items= holds int32 but must hold float32 (as src= does)" in message
 
     @cuda.jit
     def complex_kernel(x, out):
