@@ -1,0 +1,227 @@
+"""BlockExchange and WarpExchange specs: requests, rendered C++, constraints and public stubs (host only).
+
+Regenerate the golden after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+
+import pytest
+
+import cuda.coop as coop
+from cuda.coop._provider import plan, render
+from cuda.coop._specs import Request, bind, get_primitive
+from cuda.coop._specs.warp_exchange import WarpExchangeAlgorithm
+from cuda.coop.errors import SpecError, UsageError
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "exchange_2d.cu"
+CCCL = 3006000
+HEADERS = ("cub/block/block_exchange.cuh", "cub/warp/warp_exchange.cuh")  # fixed: families added later change nothing
+
+BLOCK_METHODS = (
+    "striped_to_blocked",
+    "blocked_to_striped",
+    "warp_striped_to_blocked",
+    "blocked_to_warp_striped",
+    "scatter_to_blocked",
+    "scatter_to_striped",
+    "scatter_to_striped_guarded",
+    "scatter_to_striped_flagged",
+)
+WARP_METHODS = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
+CPP = {
+    "striped_to_blocked": "StripedToBlocked",
+    "blocked_to_striped": "BlockedToStriped",
+    "warp_striped_to_blocked": "WarpStripedToBlocked",
+    "blocked_to_warp_striped": "BlockedToWarpStriped",
+    "scatter_to_blocked": "ScatterToBlocked",
+    "scatter_to_striped": "ScatterToStriped",
+    "scatter_to_striped_guarded": "ScatterToStripedGuarded",
+    "scatter_to_striped_flagged": "ScatterToStripedFlagged",
+}
+
+
+def _block(method: str, block: tuple[int, ...] = (128,), **params: object) -> Request:
+    params.setdefault("dtype", "float32")
+    params.setdefault("items_per_thread", 4)
+    return Request("block_exchange", method, "array", **params)
+
+
+def _warp(method: str, **params: object) -> Request:
+    params.setdefault("dtype", "int32")
+    params.setdefault("items_per_thread", 4)
+    return Request("warp_exchange", method, "array", **params)
+
+
+def _source(requests: list[Request], block: tuple[int, ...]) -> str:
+    return render(plan(requests, block), cccl_version=CCCL, headers=HEADERS)
+
+
+def test_golden_2d() -> None:
+    requests = [
+        _block("blocked_to_warp_striped", dtype="int64", warp_time_slicing=True),
+        _block("scatter_to_blocked", rank_type="uint16"),
+        _block("scatter_to_striped_flagged", dtype="float64", items_per_thread=2, rank_type="int64", flag_type="bool"),
+        _warp("striped_to_blocked", threads=8, items_per_thread=8, algorithm="shuffle"),
+        _warp("scatter_to_striped", threads=16, rank_type="int8"),
+    ]
+    text = _source(requests, (32, 4))
+    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert GOLDEN.is_file(), f"missing golden {GOLDEN}; run with CUDA_COOP_UPDATE_GOLDENS=1"
+    assert text == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+
+
+@pytest.mark.parametrize("method", BLOCK_METHODS)
+def test_block_method_renders_cub_two_array_form(method: str) -> None:
+    text = _source([_block(method, dtype="int16", items_per_thread=3)], (64,))
+    assert "cub::BlockExchange<short, 64, 3, false, 1, 1>" in text
+    args = "items_in, reinterpret_cast<short(&)[3]>(*output)"
+    if "scatter" in method:
+        args += ", ranks_in"
+    if method.endswith("flagged"):
+        args += ", valid_flags_in"
+    assert f".{CPP[method]}({args});" in text
+    assert "__syncthreads();" in text  # before the shared storage is written
+
+
+def test_block_template_arguments_in_cub_order() -> None:
+    text = _source([_block("blocked_to_striped", dtype="uint8", items_per_thread=5, warp_time_slicing=True)], (8, 4, 2))
+    assert "cub::BlockExchange<unsigned char, 8, 5, true, 4, 2>" in text
+
+
+def test_ranks_and_flags_take_their_own_types() -> None:
+    sig = plan([_block("scatter_to_striped_flagged", rank_type="int64", flag_type="uint8")], (128,)).signatures[0]
+    types = {p.name: p.ctype for p in sig.params}
+    assert types == {"items": "float*", "output": "float*", "ranks": "long long*", "valid_flags": "unsigned char*"}
+    roles = {p.name: p.role for p in sig.params}
+    assert roles == {"items": "in", "output": "out", "ranks": "in", "valid_flags": "in"}  # ranks never modified
+
+
+def test_rank_and_flag_types_default() -> None:
+    b = bind(_block("scatter_to_striped_flagged"), (128,))
+    assert (b.values["rank_type"].name, b.values["flag_type"].name) == ("int32", "bool")
+
+
+@pytest.mark.parametrize(
+    ("request_", "match"),
+    [
+        (_block("scatter_to_striped", rank_type="float32"), "rank_type must be of kind int or uint"),
+        (_block("scatter_to_striped_guarded", rank_type="uint32"), "rank_type must be of kind int, got uint32"),
+        (_block("scatter_to_striped_flagged", flag_type="float64"), "flag_type must be of kind bool or int or uint"),
+        (_block("blocked_to_striped", warp_time_slicing=1), "warp_time_slicing must be True or False"),
+    ],
+)
+def test_bad_types_are_refused(request_: Request, match: str) -> None:
+    with pytest.raises(SpecError, match=match):
+        bind(request_, (128,))
+
+
+@pytest.mark.parametrize("method", ["warp_striped_to_blocked", "blocked_to_warp_striped"])
+@pytest.mark.parametrize("block", [(33,), (16,), (100,), (7, 5, 3)])
+def test_warp_striped_needs_whole_warps(method: str, block: tuple[int, ...]) -> None:
+    with pytest.raises(SpecError, match=rf"{method} needs whole warps: .* multiple of 32 threads, but the block"):
+        bind(_block(method), block)
+
+
+@pytest.mark.parametrize("method", ["warp_striped_to_blocked", "blocked_to_warp_striped"])
+@pytest.mark.parametrize("block", [(32,), (16, 8), (4, 4, 4), (1024,)])
+@pytest.mark.parametrize("slicing", [False, True])
+def test_warp_striped_takes_multiples_of_32(method: str, block: tuple[int, ...], slicing: bool) -> None:
+    bind(_block(method, warp_time_slicing=slicing), block)
+
+
+@pytest.mark.parametrize("method", ["striped_to_blocked", "blocked_to_striped", "scatter_to_blocked",
+                                    "scatter_to_striped"])
+@pytest.mark.parametrize("block", [(1,), (33,), (100,), (7, 5, 3)])
+def test_blocked_and_striped_take_any_block(method: str, block: tuple[int, ...]) -> None:
+    for slicing in (False, True):
+        bind(_block(method, warp_time_slicing=slicing), block)
+
+
+@pytest.mark.parametrize("method", ["scatter_to_striped_guarded", "scatter_to_striped_flagged"])
+def test_guarded_scatters_refuse_time_slicing(method: str) -> None:
+    with pytest.raises(SpecError, match=rf"{method} does not time-slice: .*use warp_time_slicing=False"):
+        bind(_block(method, warp_time_slicing=True), (64,))
+    bind(_block(method, warp_time_slicing=True), (32,))  # one warp: the sliced storage is the whole tile
+    bind(_block(method), (64,))
+
+
+@pytest.mark.parametrize("method", WARP_METHODS)
+def test_warp_method_renders(method: str) -> None:
+    text = _source([_warp(method, threads=8, dtype="uint64")], (64,))
+    assert "cub::WarpExchange<unsigned long long, 4, 8, cub::WARP_EXCHANGE_SMEM>" in text
+    args = "items_in, reinterpret_cast<unsigned long long(&)[4]>(*output)" + (", ranks_in" if "scatter" in method
+                                                                              else "")
+    assert f".{CPP[method]}({args});" in text
+    assert "__syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));" in text
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4, 8, 16, 32])
+def test_shuffle_needs_items_equal_to_threads(threads: int) -> None:
+    bind(_warp("blocked_to_striped", threads=threads, items_per_thread=threads, algorithm="shuffle"), (64,))
+    other = 2 * threads if threads < 32 else 16
+    with pytest.raises(SpecError, match=rf"algorithm='shuffle' needs items_per_thread equal to threads "
+                                        rf"\(got items_per_thread={other}, threads={threads}\); use algorithm='smem'"):
+        bind(_warp("striped_to_blocked", threads=threads, items_per_thread=other, algorithm="shuffle"), (64,))
+
+
+def test_shuffle_refuses_scatter_and_non_builtin_types() -> None:
+    with pytest.raises(SpecError, match="algorithm='shuffle' cannot scatter by rank; use algorithm='smem'"):
+        bind(_warp("scatter_to_striped", threads=4, algorithm="shuffle"), (64,))
+    with pytest.raises(SpecError, match="shuffles built-in integers and floats only \\(got complex64\\)"):
+        bind(_warp("blocked_to_striped", threads=4, dtype="complex64", algorithm="shuffle"), (64,))
+    bind(_warp("blocked_to_striped", threads=4, dtype="complex64"), (64,))  # smem moves any type
+
+
+@pytest.mark.parametrize(("threads", "block"), [(3, (64,)), (64, (64,)), (32, (48,)), (16, (8,))])
+def test_logical_warp_must_divide_the_block(threads: int, block: tuple[int, ...]) -> None:
+    with pytest.raises(SpecError, match=rf"threads={threads} must be a power of two up to 32 that divides"):
+        bind(_warp("blocked_to_striped", threads=threads), block)
+
+
+def test_algorithm_enum() -> None:
+    assert [m.short_name for m in WarpExchangeAlgorithm] == ["smem", "shuffle"]
+    assert str(WarpExchangeAlgorithm.WARP_EXCHANGE_SHUFFLE) == "cub::WARP_EXCHANGE_SHUFFLE"
+    for member in WarpExchangeAlgorithm:
+        assert "Overview" in (member.__doc__ or "") and "Performance considerations" in (member.__doc__ or "")
+    with pytest.raises(SpecError, match="did you mean 'shuffle'"):
+        bind(_warp("blocked_to_striped", algorithm="shufle"), (64,))
+
+
+def test_specs_are_registered() -> None:
+    assert [m.name for m in get_primitive("block_exchange").methods] == list(BLOCK_METHODS)
+    assert [m.name for m in get_primitive("warp_exchange").methods] == list(WARP_METHODS)
+
+
+@pytest.mark.parametrize("name", BLOCK_METHODS)
+def test_block_stub_signature(name: str) -> None:
+    params = inspect.signature(getattr(coop.block, name)).parameters
+    assert params["output"].default is None  # in place by default
+    assert params["warp_time_slicing"].default is False
+    assert params["warp_time_slicing"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["items"].default is inspect.Parameter.empty
+    if "scatter" in name:
+        assert params["ranks"].default is inspect.Parameter.empty
+    if name.endswith("flagged"):
+        assert params["valid_flags"].default is inspect.Parameter.empty
+
+
+@pytest.mark.parametrize("name", WARP_METHODS)
+def test_warp_stub_signature(name: str) -> None:
+    params = inspect.signature(getattr(coop.warp, name)).parameters
+    assert (params["threads"].default, params["algorithm"].default, params["output"].default) == (32, "smem", None)
+
+
+def test_block_and_warp_names_are_distinct_primitives() -> None:
+    assert coop.block.striped_to_blocked is not coop.warp.striped_to_blocked
+    assert coop.block.striped_to_blocked.__coop_primitive__.target == ("block_exchange", "striped_to_blocked")
+    assert coop.warp.striped_to_blocked.__coop_primitive__.target == ("warp_exchange", "striped_to_blocked")
+
+
+def test_host_call_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"coop.warp.scatter_to_striped\(\) was called on the host"):
+        coop.warp.scatter_to_striped([1], [0])
