@@ -65,10 +65,13 @@ __all__ = [
 ]
 
 _FAMILIES = (  # one line per family module: importing it registers its specs
+    "block_adjacent_difference",
+    "block_discontinuity",
     "block_exchange",
     "block_load_store",
     "block_reduce",
     "block_scan",
+    "block_shuffle",
     "warp_exchange",
     "warp_load_store",
     "warp_reduce",

@@ -1,5 +1,12 @@
 """Block-wide cooperative primitives (CUB ``cub::Block*``), callable inside numba-cuda-mlir kernels."""
 
+from ._adjacent_difference import subtract_left as subtract_left
+from ._adjacent_difference import subtract_left_partial_tile as subtract_left_partial_tile
+from ._adjacent_difference import subtract_right as subtract_right
+from ._adjacent_difference import subtract_right_partial_tile as subtract_right_partial_tile
+from ._discontinuity import flag_heads as flag_heads
+from ._discontinuity import flag_heads_and_tails as flag_heads_and_tails
+from ._discontinuity import flag_tails as flag_tails
 from ._exchange import blocked_to_striped as blocked_to_striped
 from ._exchange import blocked_to_warp_striped as blocked_to_warp_striped
 from ._exchange import scatter_to_blocked as scatter_to_blocked
@@ -16,12 +23,19 @@ from ._primitives import load as load
 from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
+from ._shuffle import shuffle_down as shuffle_down
+from ._shuffle import shuffle_offset as shuffle_offset
+from ._shuffle import shuffle_rotate as shuffle_rotate
+from ._shuffle import shuffle_up as shuffle_up
 
 __all__ = [
     "blocked_to_striped",
     "blocked_to_warp_striped",
     "exclusive_scan",
     "exclusive_sum",
+    "flag_heads",
+    "flag_heads_and_tails",
+    "flag_tails",
     "inclusive_scan",
     "inclusive_sum",
     "load",
@@ -30,8 +44,16 @@ __all__ = [
     "scatter_to_striped",
     "scatter_to_striped_flagged",
     "scatter_to_striped_guarded",
+    "shuffle_down",
+    "shuffle_offset",
+    "shuffle_rotate",
+    "shuffle_up",
     "store",
     "striped_to_blocked",
+    "subtract_left",
+    "subtract_left_partial_tile",
+    "subtract_right",
+    "subtract_right_partial_tile",
     "sum",
     "warp_striped_to_blocked",
 ]
