@@ -29,7 +29,7 @@ from cuda.coop._specs import (
     register_primitive,
 )
 from cuda.coop._specs._common import BLOCK_DIMS, DTYPE, ITEMS_PER_THREAD, array, op, out_array, output, scalar
-from cuda.coop._specs._registry import _registering_for_tests
+from cuda.coop._specs._registry import _REGISTRY, _registering_for_tests
 
 
 class SharedMemConfig(CubEnum):
@@ -282,8 +282,10 @@ EXTRA_SPECS = (BLOCK_RADIX_SORT, BLOCK_RUN_LENGTH_DECODE, BLOCK_DISCONTINUITY, B
 
 @contextlib.contextmanager
 def registered_extra_specs() -> Iterator[None]:
-    """The extra specs are registered inside the block and removed on exit."""
+    """The extra specs are registered inside the block and removed on exit (a shipped spec of the same name,
+    e.g. ``block_discontinuity``, gives way to the test's inside the block and is back afterwards)."""
     with _registering_for_tests():
         for spec in EXTRA_SPECS:
+            _REGISTRY.pop(spec.name, None)
             register_primitive(spec)
         yield
