@@ -1,0 +1,266 @@
+"""``coop.warp.load`` / ``coop.warp.store`` compiled for sm_90 without a GPU (compile tier).
+
+Every overload x algorithm through real NVRTC; DSL kernels in 1-D/2-D/3-D blocks with inlined wrappers (no CALL,
+LDL, STL); the GPU tier's kernels; misuse errors naming the argument and the call's file:line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+from numba_cuda_mlir import cuda
+from numba_cuda_mlir.numba_cuda import types
+
+import cuda.coop as coop
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._specs import Request, user_type
+from cuda.coop.errors import UsageError
+from cuda.coop.numba_mlir import compile_kernel
+from tests.gpu import test_family_warp_load_store as gpu_matrix
+
+LTOIR_MAGIC = b"\xedCN\x7f"
+ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
+F32 = types.float32[::1]
+I64 = types.int64[::1]
+
+
+@pytest.fixture(scope="module")
+def toolchain() -> Toolchain:
+    return resolve_toolchain()
+
+
+@pytest.fixture(scope="module")
+def compiler() -> NvrtcCompiler:
+    return NvrtcCompiler(pch=False)
+
+
+def _requests(dtype: object, ipt: int, threads: int) -> list[Request]:
+    result = []
+    for algorithm in ALGORITHMS:
+        common = {"dtype": dtype, "items_per_thread": ipt, "algorithm": algorithm, "threads": threads}
+        result += [
+            Request("warp_load", "load", "full", **common),
+            Request("warp_load", "load", "guarded", count_type="uint64", **common),
+            Request("warp_load", "load", "guarded_default", count_type="int8", **common),
+            Request("warp_store", "store", "full", **common),
+            Request("warp_store", "store", "guarded", count_type="int64", **common),
+        ]
+    return result
+
+
+@pytest.mark.parametrize(
+    ("dtype", "ipt", "threads", "block"),
+    [
+        ("int8", 4, 32, (128,)),
+        ("float64", 1, 1, (33,)),
+        ("float16", 3, 16, (16, 8)),
+        ("complex64", 2, 8, (4, 4, 4)),
+        (user_type(12, 4), 5, 4, (64,)),
+    ],
+    ids=["int8", "float64", "float16", "complex64", "udt"],
+)
+def test_every_overload_and_algorithm_compiles_with_nvrtc(
+    toolchain: Toolchain, compiler: NvrtcCompiler, dtype: object, ipt: int, threads: int, block: tuple[int, ...]
+) -> None:
+    provider = Provider(_requests(dtype, ipt, threads), block_dim=block, arch="sm_90", toolchain=toolchain,
+                        compiler=compiler, cache=MemoryCache())
+    assert provider.ltoir().startswith(LTOIR_MAGIC)
+    assert len(provider.symbols) == 5 * len(ALGORITHMS)
+
+
+# -- the DSL ---------------------------------------------------------------------------------------------------
+
+
+def _instructions(sass: str) -> list[str]:
+    return [line for line in sass.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
+
+
+def _assert_inlined(compiled) -> None:
+    lines = _instructions(compiled.sass())
+    assert lines, "no SASS"
+    for op in ("CALL", "LDL", "STL"):
+        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)]
+        assert not offending, f"{op} in SASS: {offending[:3]}"
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+@cuda.jit
+def every_algorithm(x, out, n):
+    items = cuda.local.array(4, np.float32)
+    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    base32 = cuda.blockIdx.x * 512 + (tid // 32) * 128
+    base8 = cuda.blockIdx.x * 512 + (tid // 8) * 32
+    coop.warp.load(x, items, offset=base32)
+    coop.warp.store(out, items, offset=base32, algorithm="striped")
+    coop.warp.load(x, items, offset=base8, valid_items=n - base8, algorithm="striped", threads=8)
+    coop.warp.store(out, items, offset=base8, valid_items=n - base8, algorithm="vectorize", threads=8)
+    coop.warp.load(x, items, offset=base32, valid_items=n - base32, oob_default=-1.0, algorithm="vectorize")
+    coop.warp.store(out, items, offset=base32, algorithm="transpose")
+    coop.warp.load(x, items, offset=base8, valid_items=n - base8, oob_default=0.0, algorithm="transpose", threads=8)
+    coop.warp.store(out, items, offset=base8, valid_items=n - base8, threads=8)
+
+
+@pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 8)], ids=["1d", "2d", "3d"])
+def test_every_algorithm_compiles_inlined(block: tuple[int, ...]) -> None:
+    _assert_inlined(compile_kernel(every_algorithm, (F32, F32, types.int64), block=block))
+
+
+@pytest.mark.parametrize("algorithm", ["vectorize", "direct"])
+def test_vectorize_uses_vector_loads_and_stores(algorithm: str) -> None:
+    ALGO = algorithm
+
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(4, np.float32)
+        base = cuda.blockIdx.x * 128 + (cuda.threadIdx.x // 32) * 128
+        coop.warp.load(x, items, offset=base, algorithm=ALGO)
+        coop.warp.store(out, items, offset=base, algorithm=ALGO)
+
+    sass = compile_kernel(kernel, (F32, F32), block=32).sass()
+    wide = [line for line in _instructions(sass) if re.search(r"\b(LDG|STG)\.E\.128\b", line)]
+    assert bool(wide) == (algorithm == "vectorize"), wide
+
+
+def test_one_storage_slot_per_logical_warp(tmp_path, monkeypatch) -> None:
+    """The transposing algorithms get one TempStorage per logical warp (not per block): a warp of 8 lanes indexes
+    its own slot, so warps never share the exchange buffer."""
+    monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
+
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(2, np.int64)
+        base = (cuda.threadIdx.x // 8) * 16
+        coop.warp.load(x, items, offset=base, algorithm="transpose", threads=8)
+        coop.warp.store(out, items, offset=base, algorithm="transpose", threads=8)
+
+    compile_kernel(kernel, (I64, I64), block=64)
+    (source,) = tmp_path.glob("*.cu")
+    text = source.read_text()
+    assert "cub::WarpLoad<long long, 2, cub::WARP_LOAD_TRANSPOSE, 8>" in text
+    assert "prim_0::TempStorage s0[4];" in text and "warp_storage_t warp[2];" in text
+    assert text.count("storage.warp[tid / 32].w8.s") == 2
+
+
+# -- the GPU tier's kernels ------------------------------------------------------------------------------------
+
+
+def _spread(cases: list, keys) -> list:
+    seen: set = set()
+    picked = []
+    for case in cases:
+        new = {(i, key(case)) for i, key in enumerate(keys)} - seen
+        if new:
+            seen |= new
+            picked.append(case)
+    return picked
+
+
+GPU_CASES = _spread(gpu_matrix.CASES, (lambda c: c.block, lambda c: c.width, lambda c: c.ipt, lambda c: c.dtype))
+
+
+def test_gpu_matrix_covers_what_it_claims() -> None:
+    cases = gpu_matrix.CASES
+    assert {c.block for c in cases} == set(gpu_matrix.BLOCKS)
+    assert {c.dtype for c in cases} == set(gpu_matrix.DTYPES)
+    assert {c.width for c in cases} == set(gpu_matrix.WIDTHS)
+    assert {(c.block, c.ipt) for c in cases} == {(b, i) for b in gpu_matrix.BLOCKS for i in gpu_matrix.ITEMS}
+    for c in cases:
+        assert math.prod(c.block) % c.width == 0
+        last_block_first_warp = (gpu_matrix.GRID - 1) * c.threads * c.ipt
+        assert c.n < c.total and (c.threads == c.width or c.n > last_block_first_warp), c.id  # a partial tile
+    gpu_matrix.test_reference_arrangements()
+
+
+@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: c.id)
+def test_gpu_kernel_compiles(case) -> None:
+    compiled = compile_kernel(gpu_matrix.make_kernel(case), gpu_matrix.signature(case), block=case.block,
+                              grid=gpu_matrix.GRID)
+    assert compiled.cubin
+
+
+# -- misuse ----------------------------------------------------------------------------------------------------
+
+
+def _call_line(kernel) -> str:
+    lines, first = inspect.getsourcelines(kernel.py_func)
+    (offset,) = [k for k, line in enumerate(lines) if line.rstrip().endswith("# call")]
+    return f"{inspect.getsourcefile(kernel.py_func)}:{first + offset}"
+
+
+def _refused(kernel, *needles: str, sig=(F32, F32, types.int64), block=(128,)) -> str:
+    with pytest.raises(UsageError) as info:
+        compile_kernel(kernel, sig, block=block)
+    message = str(info.value)
+    assert _call_line(kernel) in message, message
+    for needle in needles:
+        assert needle in message, message
+    return message
+
+
+def test_logical_warp_that_does_not_divide_the_block_is_refused() -> None:
+    @cuda.jit
+    def kernel(x, out, n):
+        items = cuda.local.array(4, np.float32)
+        coop.warp.load(x, items, threads=16)  # call
+        out[0] = items[0]
+
+    _refused(kernel, "coop.warp.load()", "threads=16", "divides the block size", block=(40,))
+
+
+def test_block_algorithm_names_are_refused() -> None:
+    @cuda.jit
+    def kernel(x, out, n):
+        items = cuda.local.array(4, np.float32)
+        coop.warp.load(x, items)
+        coop.warp.store(out, items, algorithm="warp_transpose")  # call
+
+    _refused(kernel, "coop.warp.store()", "algorithm", "'warp_transpose'", "'transpose'")
+
+
+def test_items_must_be_a_local_array_of_the_source_type() -> None:
+    @cuda.jit
+    def wrong_type(x, out, n):
+        items = cuda.local.array(4, np.int32)
+        coop.warp.load(x, items)  # call
+        out[0] = items[0]
+
+    @cuda.jit
+    def global_items(x, out, n):
+        coop.warp.load(x, out)  # call
+
+    _refused(wrong_type, "coop.warp.load()", "items=", "float32")
+    _refused(global_items, "coop.warp.load()", "items=", "cuda.local.array")
+
+
+def test_counts_and_offsets_must_be_integers() -> None:
+    @cuda.jit
+    def float_count(x, out, n):
+        items = cuda.local.array(4, np.float32)
+        coop.warp.load(x, items, valid_items=x[0])  # call
+        out[0] = items[0]
+
+    @cuda.jit
+    def float_offset(x, out, n):
+        items = cuda.local.array(4, np.float32)
+        coop.warp.load(x, items)
+        coop.warp.store(out, items, offset=x[0])  # call
+
+    _refused(float_count, "valid_items=", "integer")
+    _refused(float_offset, "offset=", "integer")
+
+
+def test_oob_default_without_valid_items_is_refused() -> None:
+    @cuda.jit
+    def kernel(x, out, n):
+        items = cuda.local.array(4, np.float32)
+        coop.warp.load(x, items, oob_default=0.0)  # call
+        out[0] = items[0]
+
+    _refused(kernel, "coop.warp.load()", "oob_default")

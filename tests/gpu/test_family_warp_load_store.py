@@ -1,0 +1,238 @@
+"""``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape x logical warp size, items 1 and 4,
+every algorithm, full and partial tiles, against NumPy.
+
+One kernel per case runs the four algorithms one after the other. Each logical warp moves its own tile: its
+``offset`` is ``blockIdx.x * block_tile + (tid // threads) * threads * items_per_thread``, so the warps of a launch
+tile the arrays contiguously. For each algorithm the kernel
+
+- loads a full tile and writes each thread's items, in per-thread order, to ``lf`` (blocked algorithms give the
+  input back; ``"striped"`` gives each tile transposed);
+- loads from ``xp`` with ``valid_items = n - offset`` and ``oob_default`` (``lp``), and without ``oob_default``
+  into items pre-set to 0, which no input takes (``lg``: items past ``valid_items`` stay 0). ``n`` leaves one warp
+  of the last block partial and the warps after it with a negative count (nothing loaded or stored); ``xp`` holds
+  poison after item ``n``, so a load past the count shows;
+- stores each thread's own slice of the input (``sf``) and the same with ``valid_items`` (``sp``: poison stays
+  after item ``n``).
+
+Outputs are poisoned before the launch; every comparison is bit for bit (data movement only).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+
+ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
+WIDTHS = (1, 2, 4, 8, 16, 32)
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
+ITEMS = (1, 4)
+GRID = 3
+OUTPUTS = ("lf", "lp", "lg", "sf", "sp")
+
+
+@dataclass(frozen=True)
+class Case:
+    dtype: str
+    block: tuple[int, int, int]
+    width: int
+    ipt: int
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def total(self) -> int:
+        """Items of one algorithm's slice of an output: every warp tile of the launch."""
+        return GRID * self.threads * self.ipt
+
+    @property
+    def n(self) -> int:
+        """Valid items of the partial input: the last block has a partial warp tile, then empty ones."""
+        wt = self.width * self.ipt
+        return max(1, self.total - wt - wt // 2 - 1)
+
+    @property
+    def id(self) -> str:
+        return f"{self.dtype}-{'x'.join(map(str, self.block))}-w{self.width}-ipt{self.ipt}"
+
+
+def cases() -> list[Case]:
+    """Every dtype x block x items per thread; the logical warp size rotates over the sizes dividing the block."""
+    result = []
+    for d, dtype in enumerate(DTYPES):
+        for b, block in enumerate(BLOCKS):
+            widths = [w for w in WIDTHS if math.prod(block) % w == 0]
+            for i, ipt in enumerate(ITEMS):
+                result.append(Case(dtype, block, widths[(d + 2 * b + 3 * i) % len(widths)], ipt))
+    return result
+
+
+CASES = cases()
+
+
+def make_kernel(case: Case):
+    """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    DT, IPT, W, T, TOTAL = getattr(np, case.dtype), case.ipt, case.width, case.threads, case.total
+    A0, A1, A2, A3 = ALGORITHMS
+
+    @cuda.jit
+    def kernel(xf, xp, n, oob, fill, lf, lp, lg, sf, sp):
+        items = cuda.local.array(IPT, DT)
+        tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        g = cuda.blockIdx.x * T + tid
+        base = cuda.blockIdx.x * T * IPT + (tid // W) * W * IPT  # this logical warp's tile
+        valid = n - base
+        mine = g * IPT
+        # -- A0
+        coop.warp.load(xf, items, offset=base, algorithm=A0, threads=W)
+        for k in range(IPT):
+            lf[0 * TOTAL + mine + k] = items[k]
+        coop.warp.load(xp, items, offset=base, valid_items=valid, oob_default=oob, algorithm=A0, threads=W)
+        for k in range(IPT):
+            lp[0 * TOTAL + mine + k] = items[k]
+            items[k] = fill
+        coop.warp.load(xp, items, offset=base, valid_items=valid, algorithm=A0, threads=W)
+        for k in range(IPT):
+            lg[0 * TOTAL + mine + k] = items[k]
+            items[k] = xf[mine + k]
+        coop.warp.store(sf, items, offset=0 * TOTAL + base, algorithm=A0, threads=W)
+        coop.warp.store(sp, items, offset=0 * TOTAL + base, valid_items=valid, algorithm=A0, threads=W)
+        # -- A1
+        coop.warp.load(xf, items, offset=base, algorithm=A1, threads=W)
+        for k in range(IPT):
+            lf[1 * TOTAL + mine + k] = items[k]
+        coop.warp.load(xp, items, offset=base, valid_items=valid, oob_default=oob, algorithm=A1, threads=W)
+        for k in range(IPT):
+            lp[1 * TOTAL + mine + k] = items[k]
+            items[k] = fill
+        coop.warp.load(xp, items, offset=base, valid_items=valid, algorithm=A1, threads=W)
+        for k in range(IPT):
+            lg[1 * TOTAL + mine + k] = items[k]
+            items[k] = xf[mine + k]
+        coop.warp.store(sf, items, offset=1 * TOTAL + base, algorithm=A1, threads=W)
+        coop.warp.store(sp, items, offset=1 * TOTAL + base, valid_items=valid, algorithm=A1, threads=W)
+        # -- A2
+        coop.warp.load(xf, items, offset=base, algorithm=A2, threads=W)
+        for k in range(IPT):
+            lf[2 * TOTAL + mine + k] = items[k]
+        coop.warp.load(xp, items, offset=base, valid_items=valid, oob_default=oob, algorithm=A2, threads=W)
+        for k in range(IPT):
+            lp[2 * TOTAL + mine + k] = items[k]
+            items[k] = fill
+        coop.warp.load(xp, items, offset=base, valid_items=valid, algorithm=A2, threads=W)
+        for k in range(IPT):
+            lg[2 * TOTAL + mine + k] = items[k]
+            items[k] = xf[mine + k]
+        coop.warp.store(sf, items, offset=2 * TOTAL + base, algorithm=A2, threads=W)
+        coop.warp.store(sp, items, offset=2 * TOTAL + base, valid_items=valid, algorithm=A2, threads=W)
+        # -- A3
+        coop.warp.load(xf, items, offset=base, algorithm=A3, threads=W)
+        for k in range(IPT):
+            lf[3 * TOTAL + mine + k] = items[k]
+        coop.warp.load(xp, items, offset=base, valid_items=valid, oob_default=oob, algorithm=A3, threads=W)
+        for k in range(IPT):
+            lp[3 * TOTAL + mine + k] = items[k]
+            items[k] = fill
+        coop.warp.load(xp, items, offset=base, valid_items=valid, algorithm=A3, threads=W)
+        for k in range(IPT):
+            lg[3 * TOTAL + mine + k] = items[k]
+            items[k] = xf[mine + k]
+        coop.warp.store(sf, items, offset=3 * TOTAL + base, algorithm=A3, threads=W)
+        coop.warp.store(sp, items, offset=3 * TOTAL + base, valid_items=valid, algorithm=A3, threads=W)
+
+    return kernel
+
+
+def signature(case: Case) -> tuple:
+    """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
+    from numba_cuda_mlir.numba_cuda import types
+
+    scalar = getattr(types, case.dtype)
+    arr = scalar[::1]
+    return (arr, arr, types.int64, scalar, scalar, *(arr,) * len(OUTPUTS))
+
+
+def loaded(tiles: np.ndarray, algorithm: str, width: int, ipt: int) -> np.ndarray:
+    """Each thread's items, in per-thread order, after loading ``tiles`` (warp tiles back to back)."""
+    if algorithm == "striped":  # lane l, item k <- tile[l + k * width]
+        return tiles.reshape(-1, ipt, width).transpose(0, 2, 1).ravel()
+    return tiles.copy()  # blocked: lane l, item k <- tile[l * ipt + k]
+
+
+def stored(per_thread: np.ndarray, algorithm: str, width: int, ipt: int) -> np.ndarray:
+    """The warp tiles after each thread stores ``per_thread`` (its items, in per-thread order)."""
+    if algorithm == "striped":  # lane l, item k -> tile[l + k * width]
+        return per_thread.reshape(-1, width, ipt).transpose(0, 2, 1).ravel()
+    return per_thread.copy()
+
+
+def expected_outputs(case: Case, xf: np.ndarray, xp: np.ndarray, oob: np.generic, fill: np.generic,
+                     poison: np.generic) -> dict[str, np.ndarray]:
+    w, ipt, n = case.width, case.ipt, case.n
+    valid = np.arange(case.total) < n
+    out: dict[str, list[np.ndarray]] = {k: [] for k in OUTPUTS}
+    for algorithm in ALGORITHMS:
+        out["lf"].append(loaded(xf, algorithm, w, ipt))
+        out["lp"].append(loaded(np.where(valid, xp, oob), algorithm, w, ipt))
+        out["lg"].append(loaded(np.where(valid, xp, fill), algorithm, w, ipt))
+        out["sf"].append(stored(xf, algorithm, w, ipt))
+        out["sp"].append(np.where(valid, stored(xf, algorithm, w, ipt), poison))
+    return {k: np.concatenate(v).astype(xf.dtype) for k, v in out.items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_warp_load_store(case: Case) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng([case.width, case.threads, case.ipt, DTYPES.index(case.dtype)])
+    dt = np.dtype(case.dtype)
+    poison, oob = sentinels(case.dtype)
+    fill = dt.type(0)  # random_values never draws 0
+    xf = random_values(rng, case.dtype, case.total)
+    xp = random_values(rng, case.dtype, case.total)
+    xp[case.n :] = poison
+    d_out = {k: cuda.to_device(np.full(len(ALGORITHMS) * case.total, poison, dt)) for k in OUTPUTS}
+    make_kernel(case)[GRID, case.block](cuda.to_device(xf), cuda.to_device(xp), case.n, oob, fill, *d_out.values())
+    expected = expected_outputs(case, xf, xp, oob, fill, poison)
+    for name in OUTPUTS:
+        got = d_out[name].copy_to_host()
+        for a, algorithm in enumerate(ALGORITHMS):
+            part = slice(a * case.total, (a + 1) * case.total)
+            assert_bits_equal(got[part], expected[name][part], f"{name} {algorithm} ({case.id})")
+
+
+def test_reference_arrangements() -> None:
+    """The NumPy references themselves: lane l of a 2-lane warp with 3 items, striped, holds tile[l], tile[l+2]..."""
+    tile = np.arange(6)
+    assert loaded(tile, "striped", 2, 3).tolist() == [0, 2, 4, 1, 3, 5]
+    assert stored(loaded(tile, "striped", 2, 3), "striped", 2, 3).tolist() == tile.tolist()
+    assert loaded(tile, "transpose", 2, 3).tolist() == tile.tolist()
+
+
+@pytest.mark.parametrize(("threads", "block"), [(32, (33, 1, 1)), (8, (4, 3, 1)), (64, (64, 1, 1))])
+def test_refused_logical_warps(threads: int, block: tuple[int, int, int]) -> None:
+    """A logical warp that does not divide the block (or exceeds 32 threads) is a UsageError naming threads=."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+    from cuda.coop.errors import UsageError
+
+    @cuda.jit
+    def kernel(x, out):
+        items = cuda.local.array(2, np.int32)
+        coop.warp.load(x, items, threads=threads)
+        coop.warp.store(out, items, threads=threads)
+
+    x = cuda.to_device(np.zeros(256, np.int32))
+    with pytest.raises(UsageError, match=rf"threads={threads} must be a power of two up to 32 that divides the block"):
+        kernel[1, block](x, x)
