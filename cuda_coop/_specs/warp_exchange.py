@@ -86,14 +86,14 @@ WARP_EXCHANGE = register_primitive(
         scope=Scope.WARP,
         tparams=(DTYPE, ITEMS_PER_THREAD, THREADS, ALGORITHM),
         algorithm=WarpExchangeAlgorithm,
-        methods=(
-            _transpose("blocked_to_striped", "Rearrange each logical warp's blocked items into a striped arrangement."),
-            _transpose("striped_to_blocked", "Rearrange each logical warp's striped items into a blocked arrangement."),
+        methods=(  # the scatter first: the transposes (last) are the methods every algorithm runs
             Method(
                 name="scatter_to_striped",
                 overloads=(Overload(name="array", params=(_ITEMS, _OUTPUT, _RANKS), tparams=(RANK_TYPE,)),),
                 doc="Move each item to the position its rank gives in the logical warp's striped arrangement.",
             ),
+            _transpose("blocked_to_striped", "Rearrange each logical warp's blocked items into a striped arrangement."),
+            _transpose("striped_to_blocked", "Rearrange each logical warp's striped items into a blocked arrangement."),
         ),
         constraints=(
             LOGICAL_WARP_CONSTRAINT,

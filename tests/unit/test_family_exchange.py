@@ -31,7 +31,7 @@ BLOCK_METHODS = (
     "scatter_to_striped_guarded",
     "scatter_to_striped_flagged",
 )
-WARP_METHODS = ("blocked_to_striped", "striped_to_blocked", "scatter_to_striped")
+WARP_METHODS = ("scatter_to_striped", "blocked_to_striped", "striped_to_blocked")
 CPP = {
     "striped_to_blocked": "StripedToBlocked",
     "blocked_to_striped": "BlockedToStriped",

@@ -1,0 +1,324 @@
+"""BlockExchange and WarpExchange on the GPU, against NumPy.
+
+One kernel per case runs every method of the family on random values spanning the dtype, into
+poisoned outputs, on a 2-block grid. Each result is stored in the arrangement it claims (blocked,
+striped, warp-striped), so a correct exchange reproduces the input tile, or its permutation by the
+ranks (a random permutation of each tile; the guarded and flagged scatters drop a random subset and
+only the positions that received an item are compared). ``warp_time_slicing`` is used by half of the
+call sites; rank types vary (int32, uint16, int64, int16) and flags are bool.
+
+Block shapes (32,), (128,), (33,), (16,8), (4,4,4) x items 1 and 4, each of the ten dtypes once;
+(33,) runs every method but the warp-striped ones, which are refused (checked below and in
+``tests/compile/test_family_exchange.py``). Logical warps of 1 to 32 threads for WarpExchange,
+with the shuffle algorithm where items_per_thread == threads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
+ITEMS = (1, 4)
+GRID = 2
+BLOCK_OUTPUTS = ("b2s", "s2b", "b2ws", "ws2b", "sc_b", "sc_s", "sc_g", "sc_f")
+WARP_OUTPUTS = ("b2s", "s2b", "sc_s", "sh_b2s", "sh_s2b")
+
+
+@dataclass(frozen=True)
+class BlockCase:
+    dtype: str
+    block: tuple[int, int, int]
+    ipt: int
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def tile(self) -> int:
+        return self.threads * self.ipt
+
+    @property
+    def whole_warps(self) -> bool:
+        return self.threads % 32 == 0
+
+    @property
+    def id(self) -> str:
+        return f"{self.dtype}-{'x'.join(map(str, self.block))}-ipt{self.ipt}"
+
+
+def block_cases() -> list[BlockCase]:
+    pairs = [(b, i) for b in BLOCKS for i in ITEMS]
+    return [BlockCase(DTYPES[k % len(DTYPES)], b, i) for k, (b, i) in enumerate(pairs)]
+
+
+@dataclass(frozen=True)
+class WarpCase:
+    dtype: str
+    block: tuple[int, int, int]
+    width: int
+    ipt: int
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def id(self) -> str:
+        return f"{self.dtype}-{'x'.join(map(str, self.block))}-w{self.width}-ipt{self.ipt}"
+
+
+WARP_CASES = [
+    WarpCase("int8", (33, 1, 1), 1, 4),
+    WarpCase("uint16", (32, 1, 1), 2, 1),
+    WarpCase("float32", (16, 8, 1), 4, 4),
+    WarpCase("int64", (4, 4, 4), 8, 1),
+    WarpCase("float64", (128, 1, 1), 16, 4),
+    WarpCase("uint32", (128, 1, 1), 32, 4),
+    WarpCase("int32", (16, 8, 1), 32, 1),
+    WarpCase("uint64", (4, 4, 4), 16, 1),
+]
+BLOCK_CASES = block_cases()
+
+
+def make_block_kernel(case: BlockCase):
+    """The case's kernel: every BlockExchange method, each result stored in its arrangement (the
+    warp-striped methods only where the block is made of whole warps: elsewhere they are refused)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    DT, IPT, T, TILE = getattr(np, case.dtype), case.ipt, case.threads, case.tile
+    WT = 32 * IPT  # one warp's share of a warp-striped tile
+    WS = case.whole_warps
+
+    @cuda.jit
+    def kernel(x, perm, keep, b2s, s2b, b2ws, ws2b, sc_b, sc_s, sc_g, sc_f):
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        base = cuda.blockIdx.x * TILE
+        items = cuda.local.array(IPT, DT)
+        out = cuda.local.array(IPT, DT)
+        r32 = cuda.local.array(IPT, np.int32)
+        r16 = cuda.local.array(IPT, np.uint16)
+        r64 = cuda.local.array(IPT, np.int64)
+        flags = cuda.local.array(IPT, np.bool_)
+        for i in range(IPT):
+            items[i] = x[base + t * IPT + i]  # blocked
+            r32[i] = perm[base + t * IPT + i]
+            r16[i] = perm[base + t * IPT + i]
+            flags[i] = keep[base + t * IPT + i] != 0
+            r64[i] = perm[base + t * IPT + i] if flags[i] else -1
+        coop.block.blocked_to_striped(items, out)
+        for i in range(IPT):
+            b2s[base + i * T + t] = out[i]
+        for i in range(IPT):
+            out[i] = x[base + i * T + t]  # striped
+        coop.block.striped_to_blocked(out, warp_time_slicing=True)  # in place
+        for i in range(IPT):
+            s2b[base + t * IPT + i] = out[i]
+        coop.block.scatter_to_blocked(items, r32, out)
+        for i in range(IPT):
+            sc_b[base + t * IPT + i] = out[i]
+        coop.block.scatter_to_striped(items, r16, out, warp_time_slicing=True)
+        for i in range(IPT):
+            sc_s[base + i * T + t] = out[i]
+        coop.block.scatter_to_striped_guarded(items, r64, out)
+        for i in range(IPT):
+            sc_g[base + i * T + t] = out[i]
+        coop.block.scatter_to_striped_flagged(items, r32, flags, out)
+        for i in range(IPT):
+            sc_f[base + i * T + t] = out[i]
+
+    @cuda.jit
+    def kernel_ws(x, perm, keep, b2s, s2b, b2ws, ws2b, sc_b, sc_s, sc_g, sc_f):
+        """The kernel above plus the warp-striped methods."""
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        base = cuda.blockIdx.x * TILE
+        items = cuda.local.array(IPT, DT)
+        out = cuda.local.array(IPT, DT)
+        r32 = cuda.local.array(IPT, np.int32)
+        r16 = cuda.local.array(IPT, np.uint16)
+        r64 = cuda.local.array(IPT, np.int64)
+        flags = cuda.local.array(IPT, np.bool_)
+        for i in range(IPT):
+            items[i] = x[base + t * IPT + i]
+            r32[i] = perm[base + t * IPT + i]
+            r16[i] = perm[base + t * IPT + i]
+            flags[i] = keep[base + t * IPT + i] != 0
+            r64[i] = perm[base + t * IPT + i] if flags[i] else -1
+        coop.block.blocked_to_striped(items, out)
+        for i in range(IPT):
+            b2s[base + i * T + t] = out[i]
+        for i in range(IPT):
+            out[i] = x[base + i * T + t]
+        coop.block.striped_to_blocked(out, warp_time_slicing=True)
+        for i in range(IPT):
+            s2b[base + t * IPT + i] = out[i]
+        coop.block.scatter_to_blocked(items, r32, out)
+        for i in range(IPT):
+            sc_b[base + t * IPT + i] = out[i]
+        coop.block.scatter_to_striped(items, r16, out, warp_time_slicing=True)
+        for i in range(IPT):
+            sc_s[base + i * T + t] = out[i]
+        coop.block.scatter_to_striped_guarded(items, r64, out)
+        for i in range(IPT):
+            sc_g[base + i * T + t] = out[i]
+        coop.block.scatter_to_striped_flagged(items, r32, flags, out)
+        for i in range(IPT):
+            sc_f[base + i * T + t] = out[i]
+        warp, lane = t // 32, t % 32
+        coop.block.blocked_to_warp_striped(items, out, warp_time_slicing=True)
+        for i in range(IPT):
+            b2ws[base + warp * WT + i * 32 + lane] = out[i]
+        for i in range(IPT):
+            out[i] = x[base + warp * WT + i * 32 + lane]  # warp-striped
+        coop.block.warp_striped_to_blocked(out, items)
+        for i in range(IPT):
+            ws2b[base + t * IPT + i] = items[i]
+
+    return kernel_ws if WS else kernel
+
+
+def make_warp_kernel(case: WarpCase):
+    """The case's kernel: every WarpExchange method (smem) and the shuffle transposes (W items)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    DT, IPT, W, T = getattr(np, case.dtype), case.ipt, case.width, case.threads
+
+    @cuda.jit
+    def kernel(x, xs, perm, b2s, s2b, sc_s, sh_b2s, sh_s2b):
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        lane = t % W
+        seg = (cuda.blockIdx.x * T + t - lane) * IPT  # this logical warp's W * IPT items
+        items = cuda.local.array(IPT, DT)
+        out = cuda.local.array(IPT, DT)
+        ranks = cuda.local.array(IPT, np.int16)
+        for i in range(IPT):
+            items[i] = x[seg + lane * IPT + i]
+            ranks[i] = perm[seg + lane * IPT + i]
+        coop.warp.blocked_to_striped(items, out, threads=W)
+        for i in range(IPT):
+            b2s[seg + i * W + lane] = out[i]
+        coop.warp.scatter_to_striped(items, ranks, out, threads=W)
+        for i in range(IPT):
+            sc_s[seg + i * W + lane] = out[i]
+        for i in range(IPT):
+            items[i] = x[seg + i * W + lane]
+        coop.warp.striped_to_blocked(items, threads=W)
+        for i in range(IPT):
+            s2b[seg + lane * IPT + i] = items[i]
+        # shuffle: W items per lane
+        sq = cuda.local.array(W, DT)
+        sseg = (cuda.blockIdx.x * T + t - lane) * W
+        for i in range(W):
+            sq[i] = xs[sseg + lane * W + i]
+        coop.warp.blocked_to_striped(sq, threads=W, algorithm="shuffle")
+        for i in range(W):
+            sh_b2s[sseg + i * W + lane] = sq[i]
+        for i in range(W):
+            sq[i] = xs[sseg + i * W + lane]
+        coop.warp.striped_to_blocked(sq, threads=W, algorithm="shuffle")
+        for i in range(W):
+            sh_s2b[sseg + lane * W + i] = sq[i]
+
+    return kernel
+
+
+def block_signature(case: BlockCase) -> tuple:
+    from numba_cuda_mlir.numba_cuda import types
+
+    data = getattr(types, case.dtype)[::1]
+    return (data, types.int32[::1], types.uint8[::1], *([data] * len(BLOCK_OUTPUTS)))
+
+
+def warp_signature(case: WarpCase) -> tuple:
+    from numba_cuda_mlir.numba_cuda import types
+
+    data = getattr(types, case.dtype)[::1]
+    return (data, data, types.int16[::1], *([data] * len(WARP_OUTPUTS)))
+
+
+def _permutations(rng: np.random.Generator, tiles: int, size: int) -> np.ndarray:
+    return np.concatenate([rng.permutation(size) for _ in range(tiles)]).astype(np.int32)
+
+
+def _scattered(x: np.ndarray, perm: np.ndarray, size: int) -> np.ndarray:
+    """Tile by tile: position perm[j] receives x[j]."""
+    out = np.empty_like(x)
+    offsets = np.repeat(np.arange(len(x) // size) * size, size)
+    out[offsets + perm] = x
+    return out
+
+
+@pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
+def test_block_exchange(case: BlockCase) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng()
+    n = GRID * case.tile
+    x = random_values(rng, case.dtype, n)
+    perm = _permutations(rng, GRID, case.tile)
+    keep = (rng.random(n) < 0.7).astype(np.uint8)
+    poison = sentinels(case.dtype)[0]
+    outs = {name: cuda.to_device(np.full(n, poison, dtype=case.dtype)) for name in BLOCK_OUTPUTS}
+    kernel = make_block_kernel(case)
+    kernel[GRID, case.block](cuda.to_device(x), cuda.to_device(perm), cuda.to_device(keep), *outs.values())
+    got = {name: arr.copy_to_host() for name, arr in outs.items()}
+    for name in ("b2s", "s2b") + (("b2ws", "ws2b") if case.whole_warps else ()):
+        assert_bits_equal(got[name], x, f"{case.id}: {name}")
+    if not case.whole_warps:
+        assert_bits_equal(got["b2ws"], np.full(n, poison, dtype=case.dtype), f"{case.id}: b2ws untouched")
+    scattered = _scattered(x, perm, case.tile)
+    assert_bits_equal(got["sc_b"], scattered, f"{case.id}: scatter_to_blocked")
+    assert_bits_equal(got["sc_s"], scattered, f"{case.id}: scatter_to_striped")
+    offsets = np.repeat(np.arange(GRID) * case.tile, case.tile)
+    kept = offsets[keep != 0] + perm[keep != 0]  # the positions that received an item
+    for name in ("sc_g", "sc_f"):
+        assert_bits_equal(got[name][kept], scattered[kept], f"{case.id}: {name}")
+
+
+@pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
+def test_warp_exchange(case: WarpCase) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng()
+    n, ns = GRID * case.threads * case.ipt, GRID * case.threads * case.width
+    x, xs = random_values(rng, case.dtype, n), random_values(rng, case.dtype, ns)
+    segment = case.width * case.ipt
+    perm = _permutations(rng, n // segment, segment).astype(np.int16)
+    poison = sentinels(case.dtype)[0]
+    outs = {name: cuda.to_device(np.full(ns if name.startswith("sh") else n, poison, dtype=case.dtype))
+            for name in WARP_OUTPUTS}
+    kernel = make_warp_kernel(case)
+    kernel[GRID, case.block](cuda.to_device(x), cuda.to_device(xs), cuda.to_device(perm), *outs.values())
+    got = {name: arr.copy_to_host() for name, arr in outs.items()}
+    assert_bits_equal(got["b2s"], x, f"{case.id}: blocked_to_striped")
+    assert_bits_equal(got["s2b"], x, f"{case.id}: striped_to_blocked")
+    assert_bits_equal(got["sc_s"], _scattered(x, perm, segment), f"{case.id}: scatter_to_striped")
+    assert_bits_equal(got["sh_b2s"], xs, f"{case.id}: shuffle blocked_to_striped")
+    assert_bits_equal(got["sh_s2b"], xs, f"{case.id}: shuffle striped_to_blocked")
+
+
+def test_warp_striped_refused_at_launch_for_partial_warps() -> None:
+    from numba_cuda_mlir import cuda
+
+    from cuda.coop.errors import UsageError
+
+    case = BlockCase("int32", (33, 1, 1), 4)
+    whole = BlockCase("int32", (32, 1, 1), 4)  # the kernel with the warp-striped calls, launched on 33 threads
+    n = GRID * case.tile
+    args = [cuda.to_device(np.zeros(n, np.int32)), cuda.to_device(np.arange(n, dtype=np.int32) % case.tile),
+            cuda.to_device(np.ones(n, np.uint8))]
+    outs = [cuda.to_device(np.full(n, -7, np.int32)) for _ in BLOCK_OUTPUTS]
+    with pytest.raises(UsageError, match=r"needs whole warps: a block size that is a multiple of 32 threads"):
+        make_block_kernel(whole)[GRID, case.block](*args, *outs)
+        cuda.synchronize()
+    assert all((o.copy_to_host() == -7).all() for o in outs), "a refused kernel ran"
