@@ -172,6 +172,8 @@ def _all_algorithms() -> list[Request]:
             params: dict[str, object] = {"dtype": "float32", "algorithm": member}
             if any(t.name == "items_per_thread" for t in (*spec.tparams, *ov.tparams)):
                 params["items_per_thread"] = 4
+                if any(t.name == "threads" for t in spec.tparams):
+                    params["threads"] = 4  # WarpExchange's shuffle needs items_per_thread == threads
             params.update({p.name: "+" for p in ov.all_params if p.kind is ArgKind.OPERATOR})
             requests.append(Request(spec.name, method.name, ov.name, **params))
     return requests
