@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cuda.coop as coop
@@ -197,3 +198,44 @@ def test_public_signatures() -> None:
 def test_host_call_is_a_usage_error() -> None:
     with pytest.raises(coop.errors.UsageError, match=r"coop\.warp\.store\(\) was called on the host"):
         coop.warp.store(None, None)
+
+
+def _lane_by_lane(case, xf, xp, oob, fill, poison) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What each lane of the GPU test's kernel does, item by item, as CUB documents it (a model independent of the
+    GPU test's vectorised NumPy references)."""
+    from tests.gpu import test_family_warp_load_store as gpu
+
+    t, w, ipt, total = case.threads, case.width, case.ipt, case.total
+    out = {k: np.full(len(gpu.ALGORITHMS) * total, poison, xf.dtype) for k in gpu.OUTPUTS}
+    for a, algorithm in enumerate(gpu.ALGORITHMS):
+        for block in range(gpu.GRID):
+            for tid in range(t):
+                lane, mine = tid % w, (block * t + tid) * ipt
+                base = block * t * ipt + (tid // w) * w * ipt
+                for k in range(ipt):
+                    j = lane + k * w if algorithm == "striped" else lane * ipt + k  # tile position of item k
+                    out["lf"][a * total + mine + k] = xf[base + j]
+                    out["lp"][a * total + mine + k] = xp[base + j] if base + j < case.n else oob
+                    out["lg"][a * total + mine + k] = xp[base + j] if base + j < case.n else fill
+                    out["sf"][a * total + base + j] = xf[mine + k]
+                    if base + j < case.n:
+                        out["sp"][a * total + base + j] = xf[mine + k]
+    return out
+
+
+def test_gpu_references_match_a_lane_by_lane_model() -> None:
+    from tests.gpu import test_family_warp_load_store as gpu
+    from tests.gpu._data import random_values, sentinels
+
+    for case in gpu.CASES[::9]:
+        rng = np.random.default_rng(len(case.id))
+        dt = np.dtype(case.dtype)
+        poison, oob = sentinels(case.dtype)
+        xf = random_values(rng, case.dtype, case.total)
+        xp = random_values(rng, case.dtype, case.total)
+        xp[case.n :] = poison
+        expected = gpu.expected_outputs(case, xf, xp, oob, dt.type(0), poison)
+        model = _lane_by_lane(case, xf, xp, oob, dt.type(0), poison)
+        bits = np.dtype(f"u{dt.itemsize}")
+        for name in gpu.OUTPUTS:
+            assert np.array_equal(expected[name].view(bits), model[name].view(bits)), (case.id, name)
