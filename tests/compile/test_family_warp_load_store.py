@@ -23,11 +23,13 @@ from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain,
 from cuda.coop._specs import Request, user_type
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
+from tests.gpu import _sanitizer_warp_load_store as sanitizer_kernel
 from tests.gpu import test_family_warp_load_store as gpu_matrix
 
 LTOIR_MAGIC = b"\xedCN\x7f"
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 F32 = types.float32[::1]
+I32 = types.int32[::1]
 I64 = types.int64[::1]
 
 
@@ -183,6 +185,12 @@ def test_gpu_kernel_compiles(case) -> None:
     compiled = compile_kernel(gpu_matrix.make_kernel(case), gpu_matrix.signature(case), block=case.block,
                               grid=gpu_matrix.GRID)
     assert compiled.cubin
+
+
+@pytest.mark.parametrize(("block", "width"), sanitizer_kernel.CASES)
+def test_sanitizer_kernel_compiles(block: tuple[int, int, int], width: int) -> None:
+    kernel = sanitizer_kernel._kernel(math.prod(block), width)
+    assert compile_kernel(kernel, (I32, I32, I32, types.int64), block=block, grid=sanitizer_kernel.GRID).cubin
 
 
 # -- misuse ----------------------------------------------------------------------------------------------------
