@@ -68,6 +68,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_adjacent_difference",
     "block_discontinuity",
     "block_exchange",
+    "block_histogram",
     "block_load_store",
     "block_reduce",
     "block_scan",

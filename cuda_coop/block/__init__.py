@@ -15,6 +15,8 @@ from ._exchange import scatter_to_striped_flagged as scatter_to_striped_flagged
 from ._exchange import scatter_to_striped_guarded as scatter_to_striped_guarded
 from ._exchange import striped_to_blocked as striped_to_blocked
 from ._exchange import warp_striped_to_blocked as warp_striped_to_blocked
+from ._histogram import histogram as histogram
+from ._histogram import histogram_composite as histogram_composite
 from ._primitives import exclusive_scan as exclusive_scan
 from ._primitives import exclusive_sum as exclusive_sum
 from ._primitives import inclusive_scan as inclusive_scan
@@ -36,6 +38,8 @@ __all__ = [
     "flag_heads",
     "flag_heads_and_tails",
     "flag_tails",
+    "histogram",
+    "histogram_composite",
     "inclusive_scan",
     "inclusive_sum",
     "load",

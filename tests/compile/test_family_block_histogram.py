@@ -1,0 +1,186 @@
+"""``cub::BlockHistogram`` through real NVRTC and through the numba-cuda-mlir DSL, for sm_90 (no GPU).
+
+Every method x algorithm x (sample, counter) type compiles to LTO-IR; kernels with shared and global
+counters compile in 1-D/2-D/3-D blocks with inlined wrappers (no CALL, no local memory); misuse is a
+UsageError naming the argument and the call's file:line; the GPU tier's kernels compile.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+from numba_cuda_mlir import cuda
+from numba_cuda_mlir.numba_cuda import types
+
+import cuda.coop as coop
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._specs import Request
+from cuda.coop.errors import UsageError
+from cuda.coop.numba_mlir import compile_kernel
+from tests.compile.test_numba_mlir import _assert_inlined
+from tests.gpu import test_family_block_histogram as gpu
+
+LTOIR_MAGIC = b"\xedCN\x7f"
+TYPES = [("uint8", "uint32"), ("uint16", "uint64"), ("int32", "int32"), ("int8", "int64"), ("uint64", "uint16")]
+ATOMIC_COUNTERS = ("int32", "uint32", "uint64")
+
+
+@pytest.fixture(scope="module")
+def toolchain() -> Toolchain:
+    return resolve_toolchain()
+
+
+@pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
+def test_every_method_algorithm_and_type_compiles_with_nvrtc(block: tuple[int, ...], toolchain: Toolchain) -> None:
+    """One provider (one NVRTC call) per block shape holding every combination."""
+    requests = [
+        Request("block_histogram", method, "array", dtype=dtype, counter_type=counter, items_per_thread=ipt,
+                bins=bins, algorithm=algorithm)
+        for method in ("histogram", "histogram_composite")
+        for algorithm in ("sort", "atomic")
+        for (dtype, counter), ipt, bins in zip(TYPES, (1, 4, 3, 2, 5), (256, 1000, 37, 100, 4000), strict=True)
+        if algorithm == "sort" or counter in ATOMIC_COUNTERS
+    ]
+    p = Provider(requests, block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
+                 cache=MemoryCache())
+    assert p.ltoir().startswith(LTOIR_MAGIC)
+    assert p.source.count(".Histogram(samples_in, counters);") == p.source.count(".Composite(samples_in, counters);")
+
+
+@pytest.mark.parametrize(("dtype", "block", "most"), [("uint16", (128,), 6080), ("uint64", (4, 4, 4), 6016)])
+def test_most_sort_bins_the_constraint_allows_compile(
+    dtype: str, block: tuple[int, ...], most: int, toolchain: Toolchain
+) -> None:
+    """The refusal of too many bins is exact: the largest count it allows fits (the unit tier refuses one more)."""
+    request = Request("block_histogram", "histogram", "array", dtype=dtype, counter_type="uint32", items_per_thread=4,
+                      bins=most)
+    p = Provider([request], block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
+                 cache=MemoryCache())
+    assert p.ltoir().startswith(LTOIR_MAGIC)
+
+
+BINS = 256
+ITEMS = 4
+
+
+@cuda.jit
+def shared_and_global(x, block_counts, totals):
+    samples = cuda.local.array(ITEMS, np.uint8)
+    counters = cuda.shared.array(BINS, np.uint32)
+    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    threads = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
+    base = (cuda.blockIdx.x * threads + tid) * ITEMS
+    for i in range(ITEMS):
+        samples[i] = x[base + i]
+    coop.block.histogram(samples, counters, bins=BINS)
+    coop.block.histogram_composite(samples, counters, bins=BINS, algorithm="atomic")
+    coop.block.histogram(samples, block_counts[cuda.blockIdx.x], bins=BINS, algorithm="atomic")
+    coop.block.histogram_composite(samples, block_counts[cuda.blockIdx.x], bins=BINS)
+    cuda.syncthreads()
+    b = tid
+    while b < BINS:  # no range() with a runtime step: its trip count divides in 64 bits (a CALL in SASS)
+        cuda.atomic.add(totals, b, counters[b])
+        b += threads
+
+
+SIG = (types.uint8[::1], types.uint32[:, ::1], types.uint32[::1])
+
+
+@pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 4)], ids=["1d", "2d", "3d"])
+def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
+    compiled = compile_kernel(shared_and_global, SIG, block=block)
+    _assert_inlined(compiled)
+    assert "call." not in compiled.ptx
+
+
+@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
+def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
+    _assert_inlined(compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block))
+
+
+# --- misuse ------------------------------------------------------------------------------------------------------
+
+
+@cuda.jit
+def float_samples(x, counters):
+    samples = cuda.local.array(2, np.float32)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters, bins=16)
+
+
+@cuda.jit
+def float_counters(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters, bins=16)
+
+
+@cuda.jit
+def wide_atomic_counters(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram_composite(samples, counters, bins=16, algorithm="atomic")
+
+
+@cuda.jit
+def no_bins(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters)
+
+
+@cuda.jit
+def runtime_bins(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters, bins=x.shape[0])
+
+
+@cuda.jit
+def global_samples(x, counters):
+    coop.block.histogram(x, counters, bins=16)
+
+
+@cuda.jit
+def two_d_counters(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters, bins=16)
+
+
+@cuda.jit
+def too_many_sort_bins(x, counters):
+    samples = cuda.local.array(2, np.uint16)
+    samples[0] = x[0]
+    coop.block.histogram(samples, counters, bins=8000)
+
+
+U8, U32 = types.uint8[::1], types.uint32[::1]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "sig", "pattern"),
+    [
+        (float_samples, (types.float32[::1], U32), r"dtype must be of kind int or uint, got float32"),
+        (float_counters, (U8, types.float32[::1]), r"counter_type must be of kind int or uint, got float32"),
+        (wide_atomic_counters, (U8, types.int64[::1]),
+         r"histogram_composite\(\) at .*:\d+: .*algorithm='atomic' adds with atomicAdd_block.*counters= holds int64"),
+        (no_bins, (U8, U32), r"histogram\(\) at .*:\d+: missing a required argument: 'bins'"),
+        (runtime_bins, (U8, U32), r"bins= must be a compile-time constant"),
+        (global_samples, (U8, U32), r"samples= must be this thread's own cuda.local.array"),
+        (two_d_counters, (U8, types.uint32[:, ::1]), r"counters= must be a 1-D C-contiguous array"),
+        (too_many_sort_bins, (types.uint16[::1], U32), r"'sort' keeps 8 bytes of shared memory per bin.*8000"),
+    ],
+    ids=lambda v: v.py_func.__name__ if hasattr(v, "py_func") else None,
+)
+def test_misuse_is_a_usage_error(kernel, sig, pattern: str) -> None:
+    with pytest.raises(UsageError) as info:
+        compile_kernel(kernel, sig, block=(64,))
+    message = str(info.value)
+    assert re.search(pattern, message), message
+    assert "test_family_block_histogram.py:" in message
