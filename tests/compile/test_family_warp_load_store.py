@@ -173,6 +173,8 @@ def test_gpu_matrix_covers_what_it_claims() -> None:
     assert {c.dtype for c in cases} == set(gpu_matrix.DTYPES)
     assert {c.width for c in cases} == set(gpu_matrix.WIDTHS)
     assert {(c.block, c.ipt) for c in cases} == {(b, i) for b in gpu_matrix.BLOCKS for i in gpu_matrix.ITEMS}
+    assert {(c.dtype, c.ipt) for c in cases} == {(d, i) for d in gpu_matrix.DTYPES for i in gpu_matrix.ITEMS}
+    assert {(c.dtype, c.block) for c in cases} == {(d, b) for d in gpu_matrix.DTYPES for b in gpu_matrix.BLOCKS}
     for c in cases:
         assert math.prod(c.block) % c.width == 0
         last_block_first_warp = (gpu_matrix.GRID - 1) * c.threads * c.ipt

@@ -1,5 +1,5 @@
-"""``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape x logical warp size, items 1 and 4,
-every algorithm, full and partial tiles, against NumPy.
+"""``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape, logical warps of 1 to 32 threads,
+items 1 and 4, every algorithm, full and partial tiles, against NumPy.
 
 One kernel per case runs the four algorithms one after the other. Each logical warp moves its own tile: its
 ``offset`` is ``blockIdx.x * block_tile + (tid // threads) * threads * items_per_thread``, so the warps of a launch
@@ -67,13 +67,13 @@ class Case:
 
 
 def cases() -> list[Case]:
-    """Every dtype x block x items per thread; the logical warp size rotates over the sizes dividing the block."""
+    """Every dtype x block (one kernel each: an NVRTC compile); the items per thread alternate, so every block and
+    every dtype gets both, and the logical warp size rotates over the sizes dividing the block."""
     result = []
     for d, dtype in enumerate(DTYPES):
         for b, block in enumerate(BLOCKS):
             widths = [w for w in WIDTHS if math.prod(block) % w == 0]
-            for i, ipt in enumerate(ITEMS):
-                result.append(Case(dtype, block, widths[(d + 2 * b + 3 * i) % len(widths)], ipt))
+            result.append(Case(dtype, block, widths[(d + 2 * b) % len(widths)], ITEMS[(d + b) % len(ITEMS)]))
     return result
 
 
