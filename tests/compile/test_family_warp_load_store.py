@@ -195,6 +195,12 @@ def test_sanitizer_kernel_compiles(block: tuple[int, int, int], width: int) -> N
     assert compile_kernel(kernel, (I32, I32, I32, types.int64), block=block, grid=sanitizer_kernel.GRID).cubin
 
 
+def test_shifted_vectorize_kernel_compiles() -> None:
+    kernel = gpu_matrix.make_shift_kernel()
+    compiled = compile_kernel(kernel, (I32, I32, types.int64), block=gpu_matrix.SHIFT_T, grid=gpu_matrix.GRID)
+    assert re.search(r"\bLDG\.E\.128\b", compiled.sass())  # the aligned path is there, next to the fallback
+
+
 # -- misuse ----------------------------------------------------------------------------------------------------
 
 

@@ -223,6 +223,43 @@ def test_reference_arrangements() -> None:
     assert loaded(tile, "transpose", 2, 3).tolist() == tile.tolist()
 
 
+SHIFT_W, SHIFT_IPT, SHIFT_T = 8, 4, 64
+
+
+def make_shift_kernel():
+    """Copy with ``"vectorize"``, every warp's tile starting ``shift`` items past the aligned position."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    W, IPT, T = SHIFT_W, SHIFT_IPT, SHIFT_T
+
+    @cuda.jit
+    def kernel(x, y, shift):
+        items = cuda.local.array(IPT, np.int32)
+        base = shift + cuda.blockIdx.x * T * IPT + (cuda.threadIdx.x // W) * W * IPT
+        coop.warp.load(x, items, offset=base, algorithm="vectorize", threads=W)
+        coop.warp.store(y, items, offset=base, algorithm="vectorize", threads=W)
+
+    return kernel
+
+
+@pytest.mark.parametrize("shift", [0, 1, 3])
+def test_vectorize_at_any_alignment(shift: int) -> None:
+    """``"vectorize"`` takes vector loads and stores only where the warp's tile is aligned for them and falls back to
+    element-wise ones elsewhere: tiles that start ``shift`` items past an aligned address move exactly."""
+    from numba_cuda_mlir import cuda
+
+    total = GRID * SHIFT_T * SHIFT_IPT
+    poison = sentinels("int32")[0]
+    x = random_values(np.random.default_rng(shift), "int32", total + 4)
+    y = cuda.to_device(np.full(total + 4, poison, np.int32))
+    make_shift_kernel()[GRID, SHIFT_T](cuda.to_device(x), y, shift)
+    expected = np.full(total + 4, poison, np.int32)
+    expected[shift : shift + total] = x[shift : shift + total]
+    assert_bits_equal(y.copy_to_host(), expected, f"vectorize shifted by {shift}")
+
+
 @pytest.mark.parametrize(("threads", "block"), [(32, (33, 1, 1)), (8, (4, 3, 1)), (64, (64, 1, 1))])
 def test_refused_logical_warps(threads: int, block: tuple[int, int, int]) -> None:
     """A logical warp that does not divide the block (or exceeds 32 threads) is a UsageError naming threads=."""
