@@ -23,6 +23,7 @@ from cuda.coop._specs import Request
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.compile.test_numba_mlir import _assert_inlined
+from tests.gpu import _sanitizer_block_histogram as sanitizer
 from tests.gpu import test_family_block_histogram as gpu
 
 LTOIR_MAGIC = b"\xedCN\x7f"
@@ -101,6 +102,13 @@ def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
 @pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     _assert_inlined(compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block))
+
+
+@pytest.mark.parametrize("block", sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))
+def test_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
+    threads = block[0] * block[1] * block[2]
+    sig = (types.uint16[::1], types.uint32[::1])
+    assert not re.search(r"\bCALL\b", compile_kernel(sanitizer.kernel_for(threads), sig, block=block).sass())
 
 
 # --- misuse ------------------------------------------------------------------------------------------------------

@@ -12,10 +12,15 @@ samples must come back unchanged (CUB's ``"sort"`` sorts the array it is given; 
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+
+from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 ITEMS = (1, 4)
@@ -181,3 +186,19 @@ def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch(
 
     with pytest.raises(UsageError, match=r"algorithm='atomic' adds with atomicAdd_block.*counters= holds int64"):
         wide_counters[1, 64](cuda.to_device(np.zeros(64, np.uint8)), cuda.to_device(np.zeros(256, np.int64)))
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    """``tests/gpu/_sanitizer_block_histogram.py`` under compute-sanitizer: right results, nothing found."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
+               "tests.gpu._sanitizer_block_histogram"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
+    output = (result.stdout + result.stderr).replace("\x00", " ")
+    assert "ALL OK" in output, f"the kernel did not run correctly under {tool}:\n{output[-6000:]}"
+    assert output.count("OK block_histogram ") == 2, output[-6000:]
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
