@@ -22,8 +22,11 @@ FLAG_TYPE = TemplateParam(
     name="flag_type",
     cpp="FlagT",
     kind=TParamKind.TYPE,
+    optional=True,
+    default="int32",
     kinds=("int", "uint", "bool"),
-    doc="Type of the flags: the dtype of the flag arrays the kernel passes (an integer type or bool).",
+    doc="Type of the flags: the dtype of the flag arrays the kernel passes (an integer type or bool); kernels "
+    "always bind it from their arrays (the default serves requests built by hand).",
 )
 
 _X = array("x", doc="This thread's items in blocked order (a ``cuda.local.array``).")

@@ -153,8 +153,8 @@ def _all_overloads() -> list[Request]:
                 if any(t.name == "items_per_thread" for t in (*spec.tparams, *ov.tparams)):
                     params["items_per_thread"] = 4
                 for p in ov.all_params:
-                    if p.kind is ArgKind.OPERATOR:
-                        params[p.name] = UserOp("user_max")
+                    if p.kind is ArgKind.OPERATOR:  # one extern per signature: predicates return bool
+                        params[p.name] = UserOp("user_pred" if p.returns == "bool" else "user_max")
                     elif p.kind is ArgKind.CALLBACK:
                         params[p.name] = UserCallback("user_prefix")
                 requests.append(Request(spec.name, method.name, ov.name, **params))
@@ -188,7 +188,7 @@ def test_every_overload_and_every_algorithm_compiles(toolchain: Toolchain, compi
     overloads = sum(len(m.overloads) for s in _specs.all_primitives() for m in s.methods)
     algorithms = sum(len(s.algorithm) for s in _specs.all_primitives() if s.algorithm is not None)
     assert len(p.symbols) == len(requests) == overloads + algorithms
-    assert [e.symbol for e in p.externs] == ["user_max", "user_prefix"]
+    assert [e.symbol for e in p.externs] == ["user_max", "user_pred", "user_prefix"]
 
 
 def test_every_dtype_compiles_with_its_storage_abi(toolchain: Toolchain, compiler: NvrtcCompiler) -> None:

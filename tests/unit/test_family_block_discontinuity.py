@@ -74,9 +74,11 @@ def test_floating_point_flags_are_refused() -> None:
         bind(_request("flag_heads", "array", flag_type="float32"), (32,))
 
 
-def test_the_flag_type_has_no_hidden_default() -> None:
-    with pytest.raises(SpecError, match="missing template parameter flag_type"):
-        bind(Request("block_discontinuity", "flag_heads", "array", dtype="int32", items_per_thread=1, op="!="), (32,))
+def test_the_flag_type_is_a_method_level_type_parameter() -> None:
+    """Bound per call from the flag arrays (never a class template argument); int32 for hand-built requests."""
+    b = bind(Request("block_discontinuity", "flag_heads", "array", dtype="int32", items_per_thread=1, op="!="), (32,))
+    assert b.values["flag_type"].name == "int32"
+    assert "flag_type" not in {t.name for t in SPEC.tparams}
 
 
 def test_predicates() -> None:
