@@ -9,19 +9,25 @@ without tile neighbours, into flags of the case's flag dtype (integers or bool);
 (default and negative distance), ``shuffle_rotate`` (default, a distance, and one past the block, which
 the documentation says acts as ``block_threads``), ``shuffle_up``/``shuffle_down`` with and without the
 block suffix/prefix, in place and into an output. Inputs span each type and have runs of equal items;
-every output starts poisoned (the items with no source must stay so).
+every output starts poisoned (the items with no source must stay so). compute-sanitizer's memcheck,
+racecheck and synccheck run two of the cases (``python -m tests.gpu.test_family_block_neighbours``).
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.gpu.test_sanitizer import _sanitizer, summary_counts
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
 ITEMS = (1, 4)
@@ -340,3 +346,38 @@ def test_neighbour_primitives(case: Case) -> None:
     for k, name in enumerate(SCALARS):
         ok = defined_threads(name, case.threads)
         assert_bits_equal(got_sc[k][:, ok], exp_sc[name][:, ok].astype(dt), f"{name} ({case.id})")
+
+
+SANITIZED = [c for c in CASES if c.ipt == 4 and c.block in ((128, 1, 1), (33, 1, 1))][::2]
+"""The cases run under compute-sanitizer: a block of whole warps and one with a partial warp."""
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
+               "tests.gpu.test_family_block_neighbours"]
+    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=540, check=False)
+    output = (result.stdout + result.stderr).replace("\x00", " ")  # NULs for spaces seen under the sanitizer
+    assert "ALL OK" in output, f"the kernels did not all run correctly under {tool}:\n{output[-6000:]}"
+    assert output.count("OK case ") == len(SANITIZED) == 2, output[-6000:]
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+
+
+def main() -> None:
+    """Run the sanitized cases (each raises on a wrong result) and print ``ALL OK``."""
+    from numba_cuda_mlir import cuda
+
+    for case in SANITIZED:
+        test_neighbour_primitives(case)
+        print(f"OK case {case.id}")
+    cuda.synchronize()
+    print("ALL OK")
+
+
+if __name__ == "__main__":
+    main()
