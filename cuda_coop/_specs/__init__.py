@@ -71,6 +71,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_histogram",
     "block_load_store",
     "block_reduce",
+    "block_run_length_decode",
     "block_scan",
     "block_shuffle",
     "warp_exchange",

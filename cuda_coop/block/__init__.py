@@ -25,6 +25,7 @@ from ._primitives import load as load
 from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
+from ._run_length_decode import run_length_decode as run_length_decode
 from ._shuffle import shuffle_down as shuffle_down
 from ._shuffle import shuffle_offset as shuffle_offset
 from ._shuffle import shuffle_rotate as shuffle_rotate
@@ -44,6 +45,7 @@ __all__ = [
     "inclusive_sum",
     "load",
     "reduce",
+    "run_length_decode",
     "scatter_to_blocked",
     "scatter_to_striped",
     "scatter_to_striped_flagged",

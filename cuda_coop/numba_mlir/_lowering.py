@@ -10,7 +10,7 @@ provider; each call then becomes a C-ABI call of its wrapper, arrays passed as d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -168,9 +168,9 @@ class _Typing:
     user_ops: list[tuple[str, Any, Any]]
     type_params: frozenset[str] = frozenset()
     """The spec's TYPE template parameters: each is bound from the first argument referencing it."""
-    extent: int | None = None
-    extent_name: str = ""
-    """The template parameter the per-thread arrays' extent binds (``items_per_thread``)."""
+    extents: dict[str, int] = field(default_factory=dict)
+    """Per-thread array extents by the template parameter each binds (``items_per_thread``; BlockRunLengthDecode
+    has two: ``runs_per_thread`` and ``decoded_items_per_thread``)."""
 
     def element_type(self, name: str, p: Param, ty: Any) -> str:
         """The dtype ``name``'s values must have: its spec type, binding a TYPE parameter on first use."""
@@ -203,10 +203,11 @@ class _Typing:
             if isinstance(ty, types.Array):
                 n = _check_per_thread(cs, name, ty, want, explicit, extent=p.extent or "")
                 n = explicit if explicit is not None else n
-                if self.extent is not None and n != self.extent:
-                    raise cs.error(f"{name}= has {n} items but another per-thread array has {self.extent}")
-                self.extent = n
-                self.extent_name = p.extent or self.extent_name
+                key = p.extent or ""
+                seen = self.extents.get(key)
+                if seen is not None and n != seen:
+                    raise cs.error(f"{name}= has {n} items but another per-thread array of {key} has {seen}")
+                self.extents[key] = n
             if p.kind is not ArgKind.OUTPUT:
                 self.present[name] = isinstance(ty, types.Array)
         elif p.count_limit is not None:
@@ -280,10 +281,9 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     )
     t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [], type_params)
     _type_arguments(t)
-    if t.extent is not None:
-        t.params[t.extent_name] = t.extent
+    t.params.update({k: n for k, n in t.extents.items() if k})
     for extent in prim.extents:
-        if t.extent is None and cs.static.get(extent) is not None:
+        if extent not in t.extents and cs.static.get(extent) is not None:
             raise cs.error(f"{extent}= is given but {prim.data}= is a scalar; pass a cuda.local.array")
     try:
         overload = prim.method.match(t.present)
