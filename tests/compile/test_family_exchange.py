@@ -23,6 +23,7 @@ from cuda.coop._specs import BUILTIN_TYPES, Request, user_type
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.compile._family_nvrtc import compile_requests, every_overload
+from tests.gpu import _sanitizer_exchange
 from tests.gpu import test_family_exchange as gpu
 
 BLOCK_TYPES = [*BUILTIN_TYPES, user_type(12, 4), user_type(3, 1)]
@@ -128,6 +129,13 @@ def test_gpu_block_kernel_compiles_inlined(case) -> None:
 @pytest.mark.parametrize("case", gpu.WARP_CASES, ids=lambda c: c.id)
 def test_gpu_warp_kernel_compiles_inlined(case) -> None:
     _assert_inlined(compile_kernel(gpu.make_warp_kernel(case), gpu.warp_signature(case), block=case.block))
+
+
+@pytest.mark.parametrize("block", _sanitizer_exchange.BLOCKS, ids=lambda b: "x".join(map(str, b)))
+def test_sanitizer_kernel_compiles_inlined(block: tuple[int, int, int]) -> None:
+    i32 = types.int32[::1]
+    kernel = _sanitizer_exchange.kernel_for(int(np.prod(block)))
+    _assert_inlined(compile_kernel(kernel, (i32,) * 5, block=block))
 
 
 def test_gpu_cases_cover_the_shapes() -> None:

@@ -9,6 +9,7 @@ import inspect
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cuda.coop as coop
@@ -16,6 +17,7 @@ from cuda.coop._provider import plan, render
 from cuda.coop._specs import Request, bind, get_primitive
 from cuda.coop._specs.warp_exchange import WarpExchangeAlgorithm
 from cuda.coop.errors import SpecError, UsageError
+from tests.gpu import test_family_exchange as gpu
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "exchange_2d.cu"
 CCCL = 3006000
@@ -225,3 +227,54 @@ def test_block_and_warp_names_are_distinct_primitives() -> None:
 def test_host_call_is_refused() -> None:
     with pytest.raises(UsageError, match=r"coop.warp.scatter_to_striped\(\) was called on the host"):
         coop.warp.scatter_to_striped([1], [0])
+
+
+# -- the GPU test's references against a thread-by-thread model of CUB's arrangements -----------------------
+
+
+def _model_block_case(case, x, perm, keep) -> dict[str, np.ndarray]:
+    """What the GPU test's block kernel stores, computed from CUB's definitions of the arrangements."""
+    t_, ipt = case.threads, case.ipt
+    n = len(x)
+    got = {name: np.full(n, -1, dtype=x.dtype) for name in gpu.BLOCK_OUTPUTS}
+    for base in range(0, n, case.tile):
+        tile = x[base:base + case.tile]
+        blocked = tile.reshape(t_, ipt)  # thread t holds tile[t*ipt + i]
+        ranks = perm[base:base + case.tile].reshape(t_, ipt)
+        valid = keep[base:base + case.tile].reshape(t_, ipt) != 0
+        buf = np.empty_like(tile)
+        buf[ranks.ravel()] = blocked.ravel()
+        masked = np.full_like(tile, -1)
+        masked[ranks[valid]] = blocked[valid]
+        for t in range(t_):
+            for i in range(ipt):
+                got["b2s"][base + i * t_ + t] = tile[i * t_ + t]  # blocked_to_striped: out[i] = tile[i*T + t]
+                got["s2b"][base + t * ipt + i] = tile[t * ipt + i]  # striped_to_blocked: out[i] = tile[t*N + i]
+                got["sc_b"][base + t * ipt + i] = buf[t * ipt + i]
+                got["sc_s"][base + i * t_ + t] = buf[i * t_ + t]
+                got["sc_g"][base + i * t_ + t] = masked[i * t_ + t]
+                got["sc_f"][base + i * t_ + t] = masked[i * t_ + t]
+                if case.whole_warps:
+                    w, lane, wt = t // 32, t % 32, 32 * ipt
+                    got["b2ws"][base + w * wt + i * 32 + lane] = tile[w * wt + i * 32 + lane]
+                    got["ws2b"][base + t * ipt + i] = tile[t * ipt + i]
+    return got
+
+
+@pytest.mark.parametrize("case", gpu.BLOCK_CASES[:6], ids=lambda c: c.id)
+def test_gpu_block_references_match_the_model(case) -> None:
+    rng = np.random.default_rng(3)
+    n = gpu.GRID * case.tile
+    x = np.arange(n, dtype=np.int64) * 7 + 1
+    perm = gpu._permutations(rng, gpu.GRID, case.tile)
+    keep = (rng.random(n) < 0.7).astype(np.uint8)
+    got = _model_block_case(case, x, perm, keep)
+    for name in ("b2s", "s2b", *(("b2ws", "ws2b") if case.whole_warps else ())):
+        np.testing.assert_array_equal(got[name], x, err_msg=name)
+    scattered = gpu._scattered(x, perm, case.tile)
+    np.testing.assert_array_equal(got["sc_b"], scattered)
+    np.testing.assert_array_equal(got["sc_s"], scattered)
+    offsets = np.repeat(np.arange(gpu.GRID) * case.tile, case.tile)
+    kept = offsets[keep != 0] + perm[keep != 0]
+    np.testing.assert_array_equal(got["sc_g"][kept], scattered[kept])
+    assert (np.delete(got["sc_g"], kept) == -1).all()  # the model leaves the rest undefined (-1 here)
