@@ -64,12 +64,12 @@ def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
 # --- one runtime argument, by its spec kind ------------------------------------------------------------
 
 
-def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str) -> None:
+def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str, *, binder: str = "") -> None:
     if not isinstance(ty, types.Array):
         raise cs.error(f"{name}= must be {what}; got the scalar {ty}")
     if str(ty.dtype) != dtype:
-        raise cs.error(f"{name}= holds {ty.dtype} but must hold {dtype} (as {cs.primitive.data}= does)"
-                       if name != cs.primitive.data else f"{name}= holds {ty.dtype}, expected {dtype}")
+        why = f" (as {binder}= does)" if binder and binder != name else ""
+        raise cs.error(f"{name}= holds {ty.dtype} but must hold {dtype}{why}")
     if ty.ndim != 1 or ty.layout != "C":
         raise cs.error(
             f"{name}= must be a 1-D C-contiguous array, got {ty}: strided or reversed views (x[::2], x[::-1]) "
@@ -78,10 +78,10 @@ def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str) -> Non
 
 
 def _check_per_thread(
-    cs: CallSite, name: str, ty: Any, dtype: str, needed: int | None, *, extent: str = ""
+    cs: CallSite, name: str, ty: Any, dtype: str, needed: int | None, *, extent: str = "", binder: str = ""
 ) -> int:
     """A thread-local array of at least ``needed`` items; returns its extent."""
-    _check_array(cs, name, ty, dtype, f"a cuda.local.array of {dtype}")
+    _check_array(cs, name, ty, dtype, f"a cuda.local.array of {dtype}", binder=binder)
     origin = cs.origins.get(name)
     if origin is None or origin.extent is None:
         what = origin.what if origin is not None else "not a cuda.local.array defined in this kernel"
@@ -168,6 +168,8 @@ class _Typing:
     user_ops: list[tuple[str, Any, Any]]
     type_params: frozenset[str] = frozenset()
     """The spec's TYPE template parameters: each is bound from the first argument referencing it."""
+    binders: dict[str, str] = field(default_factory=dict)
+    """TYPE parameter -> the argument that bound it (named in errors)."""
     extents: dict[str, int] = field(default_factory=dict)
     """Per-thread array extents by the template parameter each binds (``items_per_thread``; BlockRunLengthDecode
     has two: ``runs_per_thread`` and ``decoded_items_per_thread``)."""
@@ -180,6 +182,7 @@ class _Typing:
             if given not in ELEMENT_TYPES:
                 raise self.cs.error(f"{name}= has type {ty}; expected one of {', '.join(ELEMENT_TYPES)}")
             self.params[ref] = given
+            self.binders[ref] = name
         return str(self.params.get(ref, ref))
 
     def runtime(self, index: int, name: str, p: Param) -> None:
@@ -189,11 +192,12 @@ class _Typing:
             p = cs.primitive.param(name, array=True) or p
         explicit = cs.static.get(p.extent) if p.extent else None
         want = self.element_type(name, p, ty) if p.type else self.dtype
+        binder = self.binders.get(p.type or "dtype", cs.primitive.data)
         if p.kind is ArgKind.POINTER:
-            _check_array(cs, name, ty, want, f"a 1-D C-contiguous array of {want}")
+            _check_array(cs, name, ty, want, f"a 1-D C-contiguous array of {want}", binder=binder)
             self.present[name] = False
         elif p.kind is ArgKind.AGGREGATE:
-            _check_per_thread(cs, name, ty, want, 1)
+            _check_per_thread(cs, name, ty, want, 1, binder=binder)
             self.present[name] = False
         elif p.kind is ArgKind.OUTPUT or (p.kind is ArgKind.ARRAY) or (
             p.kind is ArgKind.SCALAR and isinstance(ty, types.Array) and name in cs.primitive.per_thread
@@ -201,7 +205,7 @@ class _Typing:
             if p.kind is ArgKind.OUTPUT and not isinstance(ty, types.Array):
                 raise cs.error(f"{name}= must be a cuda.local.array of {want}; got the scalar {ty}")
             if isinstance(ty, types.Array):
-                n = _check_per_thread(cs, name, ty, want, explicit, extent=p.extent or "")
+                n = _check_per_thread(cs, name, ty, want, explicit, extent=p.extent or "", binder=binder)
                 n = explicit if explicit is not None else n
                 key = p.extent or ""
                 seen = self.extents.get(key)
@@ -214,6 +218,8 @@ class _Typing:
             _check_count(cs, name, ty)
             self.present[name] = False
         else:  # SCALAR of the data type (or another type the spec names)
+            if isinstance(ty, types.Array):
+                raise cs.error(f"{name}= must be a single {want} value (no form takes an array here); got {ty}")
             if name != cs.primitive.data:
                 _check_scalar(cs, name, ty, _numba(want))
             self.present[name] = False

@@ -187,11 +187,6 @@ def test_shuffle_up_needs_an_array() -> None:
     _refused(kernel, "shuffle_up", "x[]")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DSL typing (numba_mlir/_lowering.py, the lead's) accepts an array for a data parameter that is a scalar "
-    "in every overload, and lowering then fails inside numba-cuda-mlir (memref to f32); it should be a UsageError",
-)
 def test_shuffle_offset_takes_one_value() -> None:
     @cuda.jit
     def kernel(x, out):
@@ -199,7 +194,7 @@ def test_shuffle_offset_takes_one_value() -> None:
         coop.block.load(x, items)
         out[0] = coop.block.shuffle_offset(items)  # call
 
-    _refused(kernel, "shuffle_offset")
+    _refused(kernel, "shuffle_offset", "x=", "single float32 value")
 
 
 def test_the_block_suffix_is_a_local_array() -> None:
