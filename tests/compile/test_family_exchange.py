@@ -258,7 +258,7 @@ MISUSE = [
      r"scatter_to_striped_guarded\(\) at .*:\d+: .*rank_type must be of kind int, got uint32"),
     (_float_ranks, (F32,), 64,
      r"scatter_to_blocked\(\) at .*:\d+: .*rank_type must be of kind int or uint, got float32"),
-    (_short_ranks, (F32,), 64, r"ranks= has 2 items but another per-thread array has 4"),
+    (_short_ranks, (F32,), 64, r"ranks= has 2 items but another per-thread array .*has 4"),
     (_other_output_type, (F32,), 64, r"output= holds float64 but must hold float32 \(as items= does\)"),
     (_shuffle_not_square, (F32,), 64, r"algorithm='shuffle' needs items_per_thread equal to threads \(got "
                                       r"items_per_thread=4, threads=8\); use algorithm='smem'"),
