@@ -11,7 +11,7 @@ import pytest
 from cuda.coop import _specs
 from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
 from cuda.coop._provider._nvrtc import _compile
-from cuda.coop._specs import ArgKind, Request, UserCallback, UserOp, user_type
+from cuda.coop._specs import ArgKind, Request, TParamKind, UserCallback, UserOp, user_type
 from cuda.coop.errors import CompileError
 from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
 
@@ -144,14 +144,28 @@ def test_linked_kernel_shares_storage_inlines_and_uses_no_local_memory(
 # -- coverage: every algorithm, every overload, every dtype, further CUB collectives ----------------------
 
 
+def _required(tparams) -> dict[str, object]:
+    """A value for every template parameter a request must give: float32 items (int32 where the type is
+    restricted to integers), 4 for counts and extents (items, bins, runs), False for flags."""
+    values: dict[str, object] = {}
+    for tp in tparams:
+        if tp.inferred or (tp.optional and tp.name != "dtype"):
+            continue
+        if tp.kind is TParamKind.TYPE:
+            values[tp.name] = "int32" if tp.kinds and "float" not in tp.kinds else "float32"
+        elif tp.kind is TParamKind.INT:
+            values[tp.name] = 4
+        elif tp.kind is TParamKind.BOOL:
+            values[tp.name] = False
+    return values
+
+
 def _all_overloads() -> list[Request]:
     requests = []
     for spec in _specs.all_primitives():
         for method in spec.methods:
             for ov in method.overloads:
-                params: dict[str, object] = {"dtype": "float32"}
-                if any(t.name == "items_per_thread" for t in (*spec.tparams, *ov.tparams)):
-                    params["items_per_thread"] = 4
+                params = _required((*spec.tparams, *ov.tparams))
                 for p in ov.all_params:
                     if p.kind is ArgKind.OPERATOR:  # one extern per signature: predicates return bool
                         params[p.name] = UserOp("user_pred" if p.returns == "bool" else "user_max")
@@ -169,11 +183,10 @@ def _all_algorithms() -> list[Request]:
         method = spec.methods[-1]
         ov = method.overloads[0]
         for member in spec.algorithm:
-            params: dict[str, object] = {"dtype": "float32", "algorithm": member}
-            if any(t.name == "items_per_thread" for t in (*spec.tparams, *ov.tparams)):
-                params["items_per_thread"] = 4
-                if any(t.name == "threads" for t in spec.tparams):
-                    params["threads"] = 4  # WarpExchange's shuffle needs items_per_thread == threads
+            params = {**_required((*spec.tparams, *ov.tparams)), "algorithm": member}
+            names = {t.name for t in (*spec.tparams, *ov.tparams)}
+            if {"items_per_thread", "threads"} <= names:
+                params["threads"] = 4  # WarpExchange's shuffle needs items_per_thread == threads
             params.update({p.name: "+" for p in ov.all_params if p.kind is ArgKind.OPERATOR})
             requests.append(Request(spec.name, method.name, ov.name, **params))
     return requests
