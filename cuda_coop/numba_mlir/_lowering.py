@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._specs import ArgKind, Param, Request, TParamKind, UserCallback, UserOp, bind, coerce_operator
+from .._specs import ArgKind, Param, Request, TParamKind, UserCallback, UserOp, bind, coerce_operator, value_type
 from ..errors import SpecError
 from . import _seams
 from ._operators import user_function
@@ -145,6 +145,14 @@ def _check_count(cs: CallSite, name: str, ty: Any) -> None:
         raise cs.error(f"{name}= must be an integer; got {ty}")
 
 
+_KIND_WORDS = {"int": "signed integer", "uint": "unsigned integer", "float": "floating-point", "bool": "bool"}
+
+
+def _kind(name: str) -> str:
+    """The value-type kind of a dtype name (``"int"``, ``"uint"``, ``"float"``, ``"bool"``)."""
+    return value_type(name).kind
+
+
 def _numba(name: str) -> Any:
     """The numba type of a dtype name (``"bool"`` included)."""
     return types.boolean if name == "bool" else getattr(types, name)
@@ -166,21 +174,27 @@ class _Typing:
     present: dict[str, bool]
     sources: dict[str, int]
     user_ops: list[tuple[str, Any, Any]]
-    type_params: frozenset[str] = frozenset()
-    """The spec's TYPE template parameters: each is bound from the first argument referencing it."""
+    type_params: dict[str, Any] = field(default_factory=dict)
+    """The spec's TYPE template parameters by name: each is bound from the first argument referencing it."""
     binders: dict[str, str] = field(default_factory=dict)
     """TYPE parameter -> the argument that bound it (named in errors)."""
     extents: dict[str, int] = field(default_factory=dict)
     """Per-thread array extents by the template parameter each binds (``items_per_thread``; BlockRunLengthDecode
     has two: ``runs_per_thread`` and ``decoded_items_per_thread``)."""
 
+    def check_kind(self, name: str, ref: str, given: str) -> None:
+        """``given`` is a type the TYPE parameter ``ref`` allows (its ``kinds``)."""
+        kinds = self.type_params[ref].kinds
+        if given not in ELEMENT_TYPES or (kinds and _kind(given) not in kinds):
+            allowed = " or ".join(_KIND_WORDS.get(k, k) for k in kinds) if kinds else ", ".join(ELEMENT_TYPES)
+            raise self.cs.error(f"{name}= holds {given}; it must hold {allowed} values")
+
     def element_type(self, name: str, p: Param, ty: Any) -> str:
         """The dtype ``name``'s values must have: its spec type, binding a TYPE parameter on first use."""
         ref = p.type or "dtype"
         if ref in self.type_params and ref not in self.params:
             given = str(ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty))
-            if given not in ELEMENT_TYPES:
-                raise self.cs.error(f"{name}= has type {ty}; expected one of {', '.join(ELEMENT_TYPES)}")
+            self.check_kind(name, ref, given)
             self.params[ref] = given
             self.binders[ref] = name
         return str(self.params.get(ref, ref))
@@ -280,12 +294,14 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     """Validate a call site's argument types and build its specialisation request."""
     prim = cs.primitive
     dtype = _data_type(cs, dict(zip(cs.runtime, argtys, strict=True)))
-    type_params = frozenset(
-        tp.name
+    type_params = {
+        tp.name: tp
         for tp in (*prim.spec.tparams, *(t for ov in prim.method.overloads for t in ov.tparams))
         if tp.kind is TParamKind.TYPE
-    )
+    }
     t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [], type_params)
+    if "dtype" in type_params:
+        t.check_kind(prim.data, "dtype", dtype)
     _type_arguments(t)
     t.params.update({k: n for k, n in t.extents.items() if k})
     for extent in prim.extents:

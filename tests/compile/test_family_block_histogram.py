@@ -174,8 +174,8 @@ U8, U32 = types.uint8[::1], types.uint32[::1]
 @pytest.mark.parametrize(
     ("kernel", "sig", "pattern"),
     [
-        (float_samples, (types.float32[::1], U32), r"dtype must be of kind int or uint, got float32"),
-        (float_counters, (U8, types.float32[::1]), r"counter_type must be of kind int or uint, got float32"),
+        (float_samples, (types.float32[::1], U32), r"samples= holds float32; it must hold signed integer or unsigned"),
+        (float_counters, (U8, types.float32[::1]), r"counters= holds float32; it must hold signed integer or unsigned"),
         (wide_atomic_counters, (U8, types.int64[::1]),
          r"histogram_composite\(\) at .*:\d+: .*algorithm='atomic' adds with atomicAdd_block.*counters= holds int64"),
         (no_bins, (U8, U32), r"histogram\(\) at .*:\d+: missing a required argument: 'bins'"),

@@ -99,7 +99,7 @@ def test_floating_point_flags_are_refused() -> None:
         coop.block.load(x, items)
         coop.block.flag_heads(items, flags, "!=")  # call
 
-    _refused(kernel, "flag_heads", "flag_type must be of kind int or uint or bool, got float32")
+    _refused(kernel, "flag_heads", "head_flags= holds float32; it must hold signed integer or unsigned")
 
 
 def test_head_and_tail_flags_share_one_dtype() -> None:
