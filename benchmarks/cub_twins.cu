@@ -1,6 +1,8 @@
 // Hand-written CUB C++ twins of the cuda-coop benchmark kernels (benchmarks/run.py builds this
 // with nvcc against the CCCL that cuda-coop bundles and runs it in the same session).
 //   usage: cub_twins <log2 n> <repetitions>   prints one JSON object per kernel
+#include <cub/block/block_exchange.cuh>
+#include <cub/block/block_histogram.cuh>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -17,6 +19,7 @@ static_assert(CCCL_VERSION == EXPECTED_CCCL_VERSION, "not the CCCL that cuda-coo
 
 constexpr int BLOCK = 256;
 constexpr int ITEMS = 16;
+constexpr int BINS  = 256;
 
 #define CHECK(call)                                                                       \
   do {                                                                                    \
@@ -61,6 +64,48 @@ extern "C" __global__ void tile_inclusive_sum_i32(const int* x, int* y)
   Store(temp.store).Store(y + offset, items);
 }
 
+// Blocked-to-striped exchange: vectorized blocked load, BlockExchange::BlockedToStriped in place, striped
+// direct store. The output is a copy of the input (any other permutation is a bug the check catches).
+extern "C" __global__ void exchange_b2s_i32(const int* x, int* y)
+{
+  using Load     = cub::BlockLoad<int, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Exchange = cub::BlockExchange<int, BLOCK, ITEMS>;
+  using Store    = cub::BlockStore<int, BLOCK, ITEMS, cub::BLOCK_STORE_STRIPED>;
+  __shared__ typename Exchange::TempStorage temp;
+  const size_t offset = static_cast<size_t>(blockIdx.x) * BLOCK * ITEMS;
+  int items[ITEMS];
+  Load().Load(x + offset, items);  // vectorized: no shared memory
+  Exchange(temp).BlockedToStriped(items, items);
+  Store().Store(y + offset, items);  // striped direct: no shared memory
+}
+
+// 256-bin histogram of bytes: vectorized blocked load of the tile, BlockHistogram (ALGORITHM) into shared
+// counters (Histogram() zeroes them first), then one global atomicAdd per bin (BLOCK == BINS).
+template <cub::BlockHistogramAlgorithm ALGORITHM>
+__device__ __forceinline__ void histogram_u8(const unsigned char* data, unsigned* hist)
+{
+  static_assert(BLOCK == BINS, "one thread per bin adds the block's counts to the global histogram");
+  using Load = cub::BlockLoad<unsigned char, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Hist = cub::BlockHistogram<unsigned char, BLOCK, ITEMS, BINS, ALGORITHM>;
+  __shared__ typename Hist::TempStorage temp;
+  __shared__ unsigned counts[BINS];
+  unsigned char samples[ITEMS];
+  Load().Load(data + static_cast<size_t>(blockIdx.x) * BLOCK * ITEMS, samples);
+  Hist(temp).Histogram(samples, counts);
+  __syncthreads();
+  atomicAdd(hist + threadIdx.x, counts[threadIdx.x]);
+}
+
+extern "C" __global__ void histogram_sort_u8(const unsigned char* data, unsigned* hist)
+{
+  histogram_u8<cub::BLOCK_HISTO_SORT>(data, hist);
+}
+
+extern "C" __global__ void histogram_atomic_u8(const unsigned char* data, unsigned* hist)
+{
+  histogram_u8<cub::BLOCK_HISTO_ATOMIC>(data, hist);
+}
+
 // Median over `reps` of the mean time of BATCH back-to-back launches (as run.py measures the
 // Python kernels, whose per-launch host overhead is then hidden behind the GPU work).
 constexpr int BATCH = 10;
@@ -96,9 +141,11 @@ int main(int argc, char** argv)
 
   std::vector<float> hf(n);
   std::vector<int> hi(n);
+  std::vector<unsigned char> hb(n);
   for (size_t i = 0; i < n; ++i) {
     hf[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
     hi[i] = static_cast<int>((i * 2654435761u) % 7) - 3;
+    hb[i] = static_cast<unsigned char>(((i * 2654435761u) >> 16) & 255u);  // as run.py's bytes
   }
   float *xf, *pf;
   int *xi, *yi;
@@ -108,9 +155,40 @@ int main(int argc, char** argv)
   CHECK(cudaMalloc(&yi, n * sizeof(int)));
   CHECK(cudaMemcpy(xf, hf.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(xi, hi.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  int* xe;  // exchange input: 0, 1, 2, ... so any wrong permutation shows
+  unsigned char* xb;
+  unsigned* hist;
+  std::vector<int> he(n);
+  for (size_t i = 0; i < n; ++i) { he[i] = static_cast<int>(i); }
+  CHECK(cudaMalloc(&xe, n * sizeof(int)));
+  CHECK(cudaMalloc(&xb, n));
+  CHECK(cudaMalloc(&hist, BINS * sizeof(unsigned)));
+  CHECK(cudaMemcpy(xe, he.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(xb, hb.data(), n, cudaMemcpyHostToDevice));
 
   const float sum_ms  = median_ms([&] { tile_sum_f32<<<tiles, BLOCK>>>(xf, pf); }, reps);
   const float scan_ms = median_ms([&] { tile_inclusive_sum_i32<<<tiles, BLOCK>>>(xi, yi); }, reps);
+  CHECK(cudaGetLastError());
+  // The exchange and histograms are checked after one clean launch each, then timed.
+  std::vector<unsigned> expect_hist(BINS, 0);
+  for (size_t i = 0; i < n; ++i) { ++expect_hist[hb[i]]; }
+  std::vector<int> copied(n);
+  std::vector<unsigned> got_hist(BINS);
+  CHECK(cudaMemset(yi, 0, n * sizeof(int)));
+  exchange_b2s_i32<<<tiles, BLOCK>>>(xe, yi);
+  CHECK(cudaMemcpy(copied.data(), yi, n * sizeof(int), cudaMemcpyDeviceToHost));
+  const bool exchange_ok = copied == he;
+  CHECK(cudaMemset(hist, 0, BINS * sizeof(unsigned)));
+  histogram_sort_u8<<<tiles, BLOCK>>>(xb, hist);
+  CHECK(cudaMemcpy(got_hist.data(), hist, BINS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  const bool hist_sort_ok = got_hist == expect_hist;
+  CHECK(cudaMemset(hist, 0, BINS * sizeof(unsigned)));
+  histogram_atomic_u8<<<tiles, BLOCK>>>(xb, hist);
+  CHECK(cudaMemcpy(got_hist.data(), hist, BINS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  const bool hist_atomic_ok = got_hist == expect_hist;
+  const float exchange_ms    = median_ms([&] { exchange_b2s_i32<<<tiles, BLOCK>>>(xe, yi); }, reps);
+  const float hist_sort_ms   = median_ms([&] { histogram_sort_u8<<<tiles, BLOCK>>>(xb, hist); }, reps);
+  const float hist_atomic_ms = median_ms([&] { histogram_atomic_u8<<<tiles, BLOCK>>>(xb, hist); }, reps);
   CHECK(cudaGetLastError());
 
   // Spot checks against the host, so a wrong twin cannot pass as fast.
@@ -128,5 +206,11 @@ int main(int argc, char** argv)
   std::printf("{\"kernel\": \"tile_sum_f32\", \"median_ms\": %.5f, \"ok\": %s}\n", sum_ms, sum_ok ? "true" : "false");
   std::printf("{\"kernel\": \"tile_inclusive_sum_i32\", \"median_ms\": %.5f, \"ok\": %s}\n", scan_ms,
               scan_ok ? "true" : "false");
-  return (sum_ok && scan_ok) ? 0 : 1;
+  std::printf("{\"kernel\": \"exchange_b2s_i32\", \"median_ms\": %.5f, \"ok\": %s}\n", exchange_ms,
+              exchange_ok ? "true" : "false");
+  std::printf("{\"kernel\": \"histogram_sort_u8\", \"median_ms\": %.5f, \"ok\": %s}\n", hist_sort_ms,
+              hist_sort_ok ? "true" : "false");
+  std::printf("{\"kernel\": \"histogram_atomic_u8\", \"median_ms\": %.5f, \"ok\": %s}\n", hist_atomic_ms,
+              hist_atomic_ok ? "true" : "false");
+  return (sum_ok && scan_ok && exchange_ok && hist_sort_ok && hist_atomic_ok) ? 0 : 1;
 }

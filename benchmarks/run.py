@@ -8,6 +8,18 @@ stream (same data, same clocks: the ratios reported), and the standalone program
 timings are printed as a cross-check. Each sample is the mean of BATCH back-to-back launches
 between CUDA events; the figure is the median over --reps samples. Writes results.json to --out.
 Needs a GPU.
+
+Kernels (256 threads, 16 items per thread, n = 2**log2n items, one tile per block, the same on both sides):
+
+- ``tile_sum_f32``: the quickstart's kernel (transpose load, block sum).
+- ``tile_inclusive_sum_i32``: transpose load, block inclusive sum, transpose store.
+- ``exchange_b2s_i32``: vectorized blocked load, ``blocked_to_striped`` in place
+  (``cub::BlockExchange::BlockedToStriped``), striped direct store: a copy of the input ``0, 1, 2, ...``,
+  checked in full (a wrong permutation shows).
+- ``histogram_sort_u8`` / ``histogram_atomic_u8``: vectorized blocked load of the tile's bytes,
+  ``coop.block.histogram`` with 256 bins into shared uint32 counters (``cub::BlockHistogram`` with
+  ``BLOCK_HISTO_SORT`` / ``BLOCK_HISTO_ATOMIC`` on both sides), then one global ``atomicAdd`` per bin;
+  checked against ``np.bincount`` of all n bytes.
 """
 
 from __future__ import annotations
@@ -40,6 +52,39 @@ def tile_inclusive_sum_i32(x, y):
     coop.block.load(x, items, offset=offset, algorithm="transpose")
     coop.block.inclusive_sum(items)
     coop.block.store(y, items, offset=offset, algorithm="transpose")
+
+
+@cuda.jit
+def exchange_b2s_i32(x, y):
+    items = cuda.local.array(ITEMS, np.int32)
+    offset = cuda.blockIdx.x * TILE
+    coop.block.load(x, items, offset=offset, algorithm="vectorize")
+    coop.block.blocked_to_striped(items)
+    coop.block.store(y, items, offset=offset, algorithm="striped")
+
+
+BINS = 256
+assert BLOCK == BINS, "one thread per bin adds the block's counts to the global histogram"
+
+
+@cuda.jit
+def histogram_sort_u8(data, hist):
+    samples = cuda.local.array(ITEMS, np.uint8)
+    counts = cuda.shared.array(BINS, np.uint32)
+    coop.block.load(data, samples, offset=cuda.blockIdx.x * TILE, algorithm="vectorize")
+    coop.block.histogram(samples, counts, bins=BINS, algorithm="sort")
+    cuda.syncthreads()
+    cuda.atomic.add(hist, cuda.threadIdx.x, counts[cuda.threadIdx.x])
+
+
+@cuda.jit
+def histogram_atomic_u8(data, hist):
+    samples = cuda.local.array(ITEMS, np.uint8)
+    counts = cuda.shared.array(BINS, np.uint32)
+    coop.block.load(data, samples, offset=cuda.blockIdx.x * TILE, algorithm="vectorize")
+    coop.block.histogram(samples, counts, bins=BINS, algorithm="atomic")
+    cuda.syncthreads()
+    cuda.atomic.add(hist, cuda.threadIdx.x, counts[cuda.threadIdx.x])
 
 
 def build_twins(out: Path) -> tuple[Path, Path]:
@@ -100,6 +145,11 @@ def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, 
     partial, yi = cuda.device_array(tiles, np.float32), cuda.device_array(n, np.int32)
     config = LaunchConfig(grid=tiles, block=BLOCK)
     zeros = np.zeros(n, np.int32)
+    he = np.arange(n, dtype=np.int32)  # exchange input: any wrong permutation shows in the copy
+    hb = ((i * 2654435761) >> 16 & 255).astype(np.uint8)  # as cub_twins.cu's bytes
+    xe, xb = cuda.to_device(he), cuda.to_device(hb)
+    hist = cuda.device_array(BINS, np.uint32)
+    expect_hist = np.bincount(hb, minlength=BINS).astype(np.uint32)
 
     def twin(name: str, *arrays):
         kernel = module.get_kernel(name)
@@ -110,6 +160,12 @@ def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, 
                          lambda: tile_sum_f32[tiles, BLOCK, on_stream](xf, partial)),
         "tile_inclusive_sum_i32": (twin("tile_inclusive_sum_i32", xi, yi),
                                    lambda: tile_inclusive_sum_i32[tiles, BLOCK, on_stream](xi, yi)),
+        "exchange_b2s_i32": (twin("exchange_b2s_i32", xe, yi),
+                             lambda: exchange_b2s_i32[tiles, BLOCK, on_stream](xe, yi)),
+        "histogram_sort_u8": (twin("histogram_sort_u8", xb, hist),
+                              lambda: histogram_sort_u8[tiles, BLOCK, on_stream](xb, hist)),
+        "histogram_atomic_u8": (twin("histogram_atomic_u8", xb, hist),
+                                lambda: histogram_atomic_u8[tiles, BLOCK, on_stream](xb, hist)),
     }
     timing = EventOptions(timing_enabled=True)
 
@@ -133,10 +189,15 @@ def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, 
         for launch_once in (cub_launch, coop_launch):  # each result is checked, not only timed
             partial.copy_to_device(np.zeros(tiles, np.float32))
             yi.copy_to_device(zeros)
+            hist.copy_to_device(np.zeros(BINS, np.uint32))
             launch_once()
             stream.sync()
             if name == "tile_sum_f32":
                 checks.append(abs(float(partial.copy_to_host()[0]) - expect_sum) <= 1e-3 * max(1.0, abs(expect_sum)))
+            elif name == "exchange_b2s_i32":
+                checks.append(bool(np.array_equal(yi.copy_to_host(), he)))
+            elif name.startswith("histogram_"):
+                checks.append(bool(np.array_equal(hist.copy_to_host(), expect_hist)))
             else:
                 checks.append(bool(np.array_equal(yi.copy_to_host()[:TILE], expect_scan)))
         for _ in range(5):
