@@ -57,7 +57,7 @@ class Provider:
     attempt:
         The compile attempt sharing header/toolkit identity with other providers of the same compile.
     first_use:
-        Indices of requests that run before any other use of the shared storage (see ``render``).
+        Indices of the block-scope requests in the kernel's entry block (see ``render``).
     toolchain, compiler, cache:
         Seams: an already resolved toolchain, another :class:`~._nvrtc.Compiler`, another cache.
 

@@ -225,15 +225,26 @@ def _input_copies(sig: WrapperSignature) -> list[str]:
     return lines
 
 
-def _wrapper(ns: str, i: int, sig: WrapperSignature, *, first_use: bool = False) -> str:
+def _block_barrier(ns: str, before: tuple[int, ...] | None) -> str:
+    """The leading barrier of a block-scope wrapper: always (when it uses storage), or, for a call in the
+    kernel's entry block, only when one of the entry-block calls ``before`` it used the storage too."""
+    if before is None:
+        return "  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }"
+    if not before:
+        return "  // The kernel's first use of the shared storage: no barrier needed."
+    earlier = " || ".join(f"cuda_coop_detail::uses_storage<{ns}::prim_{j}>" for j in before)
+    return (
+        "  // Entry block: only an earlier call of the entry block can have used the storage.\n"
+        f"  if constexpr (cuda_coop_detail::uses_storage<Prim> && ({earlier}))\n  {{\n    __syncthreads();\n  }}"
+    )
+
+
+def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] | None = None) -> str:
     b = sig.binding
     cparams = {c.name: c for c in sig.params}
     lines = [sig.declaration, "{", f"  using Prim = {ns}::prim_{i};"]
     if b.spec.scope is Scope.BLOCK:
-        if first_use:
-            lines.append("  // The kernel's first use of the shared storage: no barrier needed.")
-        else:
-            lines.append("  if constexpr (cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }")
+        lines.append(_block_barrier(ns, before))
         temp = f"{ns}::storage.block.s{i}"
     else:
         width = b.values["threads"]
@@ -283,8 +294,9 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str], first_use: 
     headers:
         The primitives' headers (the registry's, sorted), included before :data:`SUPPORT_HEADERS`.
     first_use:
-        Indices of block-scope call sites the DSL knows run before any other use of the storage
-        (e.g. the first call in a kernel's entry block): their leading ``__syncthreads()`` is dropped.
+        Indices of the block-scope call sites in the kernel's entry block, which runs once before
+        everything else: the first of them needs no leading ``__syncthreads()``, and each later one
+        only if an earlier one of them uses the storage (decided at C++ compile time).
     """
     ns = f"cuda_coop_{plan.prefix}"
     major, minor, patch = cccl_version // 1000000, cccl_version // 1000 % 1000, cccl_version % 1000
@@ -318,5 +330,9 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str], first_use: 
                 ns_lines.append(_functor(i, b, p).rstrip("\n"))
     ns_lines.append(f"}} // namespace {ns}\n")
     out.append("\n".join(ns_lines))
-    out += ["\n" + _wrapper(ns, i, sig, first_use=i in first_use) for i, sig in enumerate(plan.signatures)]
+    entry = sorted(set(first_use))
+    out += [
+        "\n" + _wrapper(ns, i, sig, before=tuple(j for j in entry if j < i) if i in entry else None)
+        for i, sig in enumerate(plan.signatures)
+    ]
     return "".join(out)

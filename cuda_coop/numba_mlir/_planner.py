@@ -199,15 +199,11 @@ def _plan_site(
     return site, list(runtime.values()), static_vars
 
 
-def _first_block_scope_call(func_ir: Any, found: list[tuple[Any, Any, Primitive]]) -> Any:
-    """The first block-scope call in the kernel's entry block, if any: nothing cooperative can have
-    used the block's shared storage before it (the entry block runs once, before everything else)."""
+def _entry_block_scope_calls(func_ir: Any, found: list[tuple[Any, Any, Primitive]]) -> list[Any]:
+    """The block-scope calls in the kernel's entry block, in order. The entry block runs once, before
+    everything else, so only the calls before one of them can have used the block's shared storage."""
     entry = func_ir.blocks[min(func_ir.blocks)]
-    for stmt in entry.body:
-        for block, site_stmt, prim in found:
-            if block is entry and site_stmt is stmt and prim.scope is Scope.BLOCK:
-                return stmt
-    return None
+    return [stmt for block, stmt, prim in found if block is entry and prim.scope is Scope.BLOCK]
 
 
 class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
@@ -245,14 +241,14 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
             )
         check_uniform_calls(func_ir, found, asserted)  # every cooperating thread must reach each call
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
-        first = _first_block_scope_call(func_ir, found)
+        entry_calls = _entry_block_scope_calls(func_ir, found)
         static_vars: list[Any] = []
         for block, stmt, prim in found:
             new: list[Any] = []
             call_site, runtime_vars, site_static = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
             static_vars += site_static
             site_id = kernel.add(call_site)
-            if stmt is first:
+            if any(stmt is call for call in entry_calls):
                 kernel.first_use.add(site_id)
             scope, loc = stmt.target.scope, stmt.loc
             fn_var = ir.Var(scope, _seams.mk_unique_var("$coop_fn"), loc)

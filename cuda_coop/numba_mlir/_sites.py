@@ -57,7 +57,8 @@ class KernelPlan:
         self.block = block
         self.site_ids: list[int] = []
         self.first_use: set[int] = set()
-        """Sites that run before any other use of the block-scope storage (no leading barrier)."""
+        """Block-scope sites in the kernel's entry block: their barrier depends only on the entry-block
+        sites before them (see ``_provider._render``)."""
         self.typed: dict[int, Any] = {}
         self.provider: Any = None
 

@@ -135,6 +135,31 @@ def test_prefix_state_without_prefix_op_is_an_error() -> None:
     assert "prefix_state= is only used with prefix_op=" in _compile_error(kernel)
 
 
+def test_entry_block_calls_skip_barriers_no_earlier_call_needs() -> None:
+    """A storage-free load before an exchange leaves the exchange without a leading barrier (CUB C++ has
+    none there): only CUB's own barrier between its shared-memory writes and reads remains."""
+
+    @cuda.jit
+    def entry(x, out):
+        items = cuda.local.array(ITEMS, np.float32)
+        coop.block.load(x, items, algorithm="direct")  # no storage
+        coop.block.blocked_to_striped(items)  # first user of the storage: no leading barrier
+        coop.block.store(out, items, algorithm="striped")
+
+    @cuda.jit
+    def after_transpose(x, out):
+        items = cuda.local.array(ITEMS, np.float32)
+        coop.block.load(x, items, algorithm="transpose")  # uses the storage (one barrier of its own)
+        coop.block.blocked_to_striped(items)  # so the exchange must wait for it: leading barrier kept
+        coop.block.store(out, items, algorithm="striped")
+
+    def barriers(kernel) -> int:
+        return sum("BAR.SYNC" in line for line in _instructions(compile_kernel(kernel, (F32, F32), block=64).sass()))
+
+    assert barriers(entry) == 1
+    assert barriers(after_transpose) == 3
+
+
 def test_only_the_first_call_in_the_entry_block_skips_the_barrier(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
 
