@@ -30,11 +30,14 @@ I32, F32 = types.int32[::1], types.float32[::1]
 
 
 def _spread(cases: list[gpu.Case]) -> list[gpu.Case]:
-    """The first case of each block shape, dtype and flag dtype not seen yet."""
+    """The first case of each block shape, dtype, flag dtype and items per thread not seen yet, and every case of
+    the 256- and 1024-thread blocks (one per items per thread)."""
     seen: set[tuple[int, object]] = set()
     picked = []
     for case in cases:
         keys = {(0, case.block), (1, case.dtype), (2, case.flag_type), (3, case.ipt)}
+        if case.threads >= 256:
+            keys.add((4, (case.block, case.ipt)))
         if keys - seen:
             seen |= keys
             picked.append(case)
@@ -58,6 +61,8 @@ def test_the_subset_covers_the_gpu_matrix() -> None:
     assert {c.dtype for c in CASES} == set(DTYPES)
     assert {c.flag_type for c in CASES} == set(gpu.FLAG_TYPES)
     assert {c.ipt for c in CASES} == set(gpu.ITEMS)
+    assert {(c.block, c.ipt) for c in CASES if c.threads >= 256} == {
+        (b, i) for b in ((256, 1, 1), (1024, 1, 1)) for i in gpu.ITEMS}
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

@@ -20,7 +20,7 @@ from numba_cuda_mlir.numba_cuda import types
 import cuda.coop as coop
 from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, resolve_toolchain
 from cuda.coop._specs import Request
-from cuda.coop.errors import UsageError
+from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_run_length_decode as sanitizer
@@ -92,6 +92,20 @@ def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     (one 3-D case with float64 values does), which the single-decode kernel above never does."""
     sass = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block).sass()
     assert not re.search(r"\bCALL\b", sass)
+
+
+def test_gpu_tier_covers_the_wide_blocks_and_16_items() -> None:
+    assert {c.block for c in gpu.CASES} == set(gpu.BLOCKS) >= {(256, 1, 1), (1024, 1, 1)}
+    assert {c.block for c in gpu.CASES if 16 in (c.runs, c.decoded)} == set(gpu.BLOCKS)
+    assert {(c.runs, c.decoded) for c in gpu.CASES if c.threads >= 256} >= {(1, 4), (4, 1), (1, 16), (16, 4)}
+
+
+def test_runs_over_the_shared_memory_are_refused() -> None:
+    """1024 threads x 16 runs of 8-byte values and offsets: CUB keeps every run's value and offset in shared memory,
+    over the 48 KiB a block may have; this is the documented error."""
+    case = gpu.Case((1024, 1, 1), 16, 4, gpu.TYPES[3])
+    with pytest.raises(CompileError, match=r"static assertion failed.*exceeds the 48 KiB of static shared memory"):
+        compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
 
 
 @pytest.mark.parametrize("block", sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))

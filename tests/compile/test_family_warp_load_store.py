@@ -21,7 +21,7 @@ from numba_cuda_mlir.numba_cuda import types
 import cuda.coop as coop
 from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
 from cuda.coop._specs import Request, user_type
-from cuda.coop.errors import UsageError
+from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_warp_load_store as sanitizer_kernel
 from tests.gpu import test_family_warp_load_store as gpu_matrix
@@ -164,7 +164,8 @@ def _spread(cases: list, keys) -> list:
     return picked
 
 
-GPU_CASES = _spread(gpu_matrix.CASES, (lambda c: c.block, lambda c: c.width, lambda c: c.ipt, lambda c: c.dtype))
+GPU_CASES = _spread(gpu_matrix.CASES, (lambda c: c.block, lambda c: c.width, lambda c: c.ipt, lambda c: c.dtype,
+                                       lambda c: (c.block, c.ipt) if c.threads >= 256 else None))
 
 
 def test_gpu_matrix_covers_what_it_claims() -> None:
@@ -218,6 +219,16 @@ def _refused(kernel, *needles: str, sig=(F32, F32, types.int64), block=(128,)) -
     for needle in needles:
         assert needle in message, message
     return message
+
+
+def test_transposed_tiles_over_the_shared_memory_are_refused() -> None:
+    """1024 threads x 16 items of 4 bytes: ``"transpose"`` keeps every logical warp's tile in shared memory, over the
+    48 KiB a block may have (the GPU matrix gives that block fewer items); this is the documented error."""
+    case = gpu_matrix.Case("int32", (1024, 1, 1), 32, 16)
+    assert case.threads * case.ipt * 4 > gpu_matrix.TILE_BYTES
+    with pytest.raises(CompileError, match=r"static assertion failed.*exceeds the 48 KiB of static shared memory"):
+        compile_kernel(gpu_matrix.make_kernel(case), gpu_matrix.signature(case), block=case.block,
+                       grid=gpu_matrix.GRID)
 
 
 def test_logical_warp_that_does_not_divide_the_block_is_refused() -> None:

@@ -29,8 +29,8 @@ import pytest
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.gpu.test_sanitizer import _sanitizer, summary_counts
 
-BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
-ITEMS = (1, 4)
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
+ITEMS = (1, 4, 16)
 FLAG_TYPES = ("int32", "uint8", "bool", "int64")
 TILES = 3
 ADJ = ("left", "left_pred", "left_valid_pred", "right_max_succ", "right_valid", "left_in_place", "right",
@@ -65,11 +65,13 @@ class Case:
 
 
 def cases() -> list[Case]:
-    """Every block shape x items per thread, two dtypes each (every dtype twice), flag dtypes rotating."""
+    """Every block shape x items per thread, flag dtypes rotating: two dtypes each for the small blocks at 1 and 4
+    items (every dtype twice), one for 16 items and for the 256- and 1024-thread blocks (one NVRTC compile per
+    case; the storage of these families is one item per thread, so every shape fits in shared memory)."""
     result = []
     for b, block in enumerate(BLOCKS):
         for i, ipt in enumerate(ITEMS):
-            for k in range(2):
+            for k in range(2 if ipt < 16 and math.prod(block) < 256 else 1):
                 dtype = DTYPES[(4 * b + 2 * i + k) % len(DTYPES)]
                 result.append(Case(dtype, block, ipt, FLAG_TYPES[(b + i + k) % len(FLAG_TYPES)]))
     return result

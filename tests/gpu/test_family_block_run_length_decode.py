@@ -26,8 +26,10 @@ import pytest
 
 from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
 
-BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 SHAPES = ((1, 4), (4, 1), (3, 2))  # (runs_per_thread, decoded_items_per_thread)
+WIDE_SHAPES = ((1, 16), (16, 4))
+"""One of these per block: 16 items per thread, decoded or as runs."""
 # (value dtype, run length dtype, run offset dtype, decoded offset dtype, relative offset dtype)
 TYPES = (
     ("int32", "uint32", "uint32", "uint32", "uint32"),
@@ -72,7 +74,7 @@ class Case:
 def cases() -> list[Case]:
     result = []
     for b, block in enumerate(BLOCKS):
-        for s, (runs, decoded) in enumerate(SHAPES[:2] if b % 2 else SHAPES):
+        for s, (runs, decoded) in enumerate((*(SHAPES[:2] if b % 2 else SHAPES), WIDE_SHAPES[b % 2])):
             result.append(Case(block, runs, decoded, TYPES[(b + s) % len(TYPES)]))
     return result
 

@@ -7,10 +7,14 @@ ranks (a random permutation of each tile; the guarded and flagged scatters drop 
 only the positions that received an item are compared). ``warp_time_slicing`` is used by half of the
 call sites; rank types vary (int32, uint16, int64, int16) and flags are bool.
 
-Block shapes (32,), (128,), (33,), (16,8), (4,4,4) x items 1 and 4, each of the ten dtypes once;
-(33,) runs every method but the warp-striped ones, which are refused (checked below and in
-``tests/compile/test_family_exchange.py``). Logical warps of 1 to 32 threads for WarpExchange,
-with the shuffle algorithm where items_per_thread == threads.
+Block shapes (32,), (128,), (256,), (1024,), (33,), (16,8), (4,4,4) x items 1, 4 and 16, the ten dtypes
+rotating (every dtype at least twice); (33,) runs every method but the warp-striped ones, which are refused
+(checked below and in ``tests/compile/test_family_exchange.py``). A tile is exchanged through shared
+memory, so a case whose tile is over ``TILE_BYTES`` takes the next dtype in the rotation that fits: 1024
+threads x 16 items of 4 or 8 bytes need more than the 48 KiB of static shared memory a block may have, and
+CUB's storage is refused at compile time with the documented error (asserted in the compile tier).
+Logical warps of 1 to 32 threads for WarpExchange, with the shuffle algorithm where items_per_thread ==
+threads, items 1, 4 and 16, in blocks up to 1024 threads.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ import pytest
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
 
-BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
-ITEMS = (1, 4)
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
+ITEMS = (1, 4, 16)
+TILE_BYTES = 32 * 1024
+"""The largest tile a case exchanges: CUB pads it by one item in 32, and the block may have 48 KiB."""
 GRID = 2
 BLOCK_OUTPUTS = ("b2s", "s2b", "b2ws", "ws2b", "sc_b", "sc_s", "sc_g", "sc_f")
 WARP_OUTPUTS = ("b2s", "s2b", "sc_s", "sh_b2s", "sh_s2b")
@@ -58,8 +64,14 @@ class BlockCase:
 
 
 def block_cases() -> list[BlockCase]:
-    pairs = [(b, i) for b in BLOCKS for i in ITEMS]
-    return [BlockCase(DTYPES[k % len(DTYPES)], b, i) for k, (b, i) in enumerate(pairs)]
+    """Every block x items per thread, one kernel each; the dtype rotates, skipping those whose tile would not
+    fit in shared memory (see ``TILE_BYTES``)."""
+    result = []
+    for k, (b, i) in enumerate((b, i) for b in BLOCKS for i in ITEMS):
+        fits = [d for j in range(len(DTYPES)) if math.prod(b) * i * np.dtype(d := DTYPES[(k + j) % len(DTYPES)])
+                .itemsize <= TILE_BYTES]
+        result.append(BlockCase(fits[0], b, i))
+    return result
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,10 @@ WARP_CASES = [
     WarpCase("uint32", (128, 1, 1), 32, 4),
     WarpCase("int32", (16, 8, 1), 32, 1),
     WarpCase("uint64", (4, 4, 4), 16, 1),
+    WarpCase("int16", (256, 1, 1), 32, 16),
+    WarpCase("float32", (256, 1, 1), 1, 16),
+    WarpCase("uint8", (1024, 1, 1), 4, 16),  # 16 KiB: wider items at 1024 x 16 exceed the 48 KiB
+    WarpCase("float64", (1024, 1, 1), 32, 1),
 ]
 BLOCK_CASES = block_cases()
 

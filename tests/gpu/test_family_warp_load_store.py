@@ -1,5 +1,5 @@
 """``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape, logical warps of 1 to 32 threads,
-items 1 and 4, every algorithm, full and partial tiles, against NumPy.
+items 1, 4 and 16, every algorithm, full and partial tiles, against NumPy.
 
 One kernel per case runs the four algorithms one after the other. Each logical warp moves its own tile: its
 ``offset`` is ``blockIdx.x * block_tile + (tid // threads) * threads * items_per_thread``, so the warps of a launch
@@ -33,8 +33,11 @@ from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
 
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 WIDTHS = (1, 2, 4, 8, 16, 32)
-BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
-ITEMS = (1, 4)
+BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
+ITEMS = (1, 4, 16)
+TILE_BYTES = 32 * 1024
+"""The most a block's tiles may take: ``"transpose"`` exchanges them through shared memory, of which a block may
+statically have 48 KiB (1024 threads x 16 items of 4 or 8 bytes are refused at compile time)."""
 GRID = 3
 OUTPUTS = ("lf", "lp", "lg", "sf", "sp")
 
@@ -67,13 +70,16 @@ class Case:
 
 
 def cases() -> list[Case]:
-    """Every dtype x block (one kernel each: an NVRTC compile); the items per thread alternate, so every block and
-    every dtype gets both, and the logical warp size rotates over the sizes dividing the block."""
+    """Every dtype x block (one kernel each: an NVRTC compile); the items per thread rotate, so every block and
+    every dtype gets each (skipping a count whose tiles would be over ``TILE_BYTES``), and the logical warp size
+    rotates over the sizes dividing the block."""
     result = []
     for d, dtype in enumerate(DTYPES):
         for b, block in enumerate(BLOCKS):
             widths = [w for w in WIDTHS if math.prod(block) % w == 0]
-            result.append(Case(dtype, block, widths[(d + 2 * b) % len(widths)], ITEMS[(d + b) % len(ITEMS)]))
+            fits = [i for j in range(len(ITEMS)) if math.prod(block) * (i := ITEMS[(d + b + j) % len(ITEMS)])
+                    * np.dtype(dtype).itemsize <= TILE_BYTES]
+            result.append(Case(dtype, block, widths[(d + 2 * b) % len(widths)], fits[0]))
     return result
 
 
