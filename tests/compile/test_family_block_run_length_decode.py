@@ -189,7 +189,7 @@ I32 = types.int32[::1]
         (no_runs, (I32, I32), r"RunLengthDecode takes no arguments \(run_values\[\]\); it takes one of"),
         (lengths_without_total, (I32, I32), r"takes no arguments \(run_values\[\], run_lengths\[\]\)"),
         (mismatched_runs, (I32, I32), r"run_lengths= has 3 items but another .* has 2"),
-        (float_lengths, (I32, I32), r"run_length_type must be of kind int or uint, got float32"),
+        (float_lengths, (I32, I32), r"run_lengths= holds float32; it must hold signed integer or unsigned"),
         (decoded_of_another_type, (I32, I32), r"decoded_items= holds int64 but must hold int32"),
         (lossy_window, (I32, types.int64[::1]), r"window_offset= is int64, which does not convert to uint32"),
         (runs_in_global_memory, (I32, I32), r"run_values= must be this thread's own cuda.local.array"),
