@@ -15,12 +15,14 @@ __all__ = [
     "array",
     "block_threads_multiple_of_warp",
     "count",
+    "load_overloads",
     "op",
     "out_array",
     "output",
     "reduce_overloads",
     "scalar",
     "scan_overloads",
+    "store_overloads",
 ]
 
 DTYPE = TemplateParam(name="dtype", cpp="T", kind=TParamKind.TYPE, doc="Data type of the items.")
@@ -173,3 +175,40 @@ def scan_overloads(
         if prefix is not None:
             result.append(Overload(name=shape + "_prefix", params=(*io, *ops, prefix), tparams=tparams))
     return tuple(result)
+
+
+_ITEMS_DOC = "This thread's ``cuda.local.array(N, dtype)``."
+
+
+def _pointer(name: str, tile: str, *, const: bool) -> Param:
+    return Param(
+        name=name,
+        kind=ArgKind.POINTER,
+        type="dtype",
+        const=const,
+        offset="offset",
+        doc=f"A 1-D C-contiguous device array; {tile} starts at ``{name}[offset]``.",
+    )
+
+
+def load_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
+    """BlockLoad's and WarpLoad's forms: a full tile, a partial one, a partial one with a default for the rest.
+
+    ``tile`` names what ``src[offset]`` starts (``"the tile"``, ``"the logical warp's tile"``).
+    """
+    src, items, valid = _pointer("src", tile, const=True), out_array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
+    default = scalar("oob_default", doc="Value given to the items past ``valid_items``.")
+    return (
+        Overload(name="full", params=(src, items)),
+        Overload(name="guarded", params=(src, items, valid), tparams=(COUNT_TYPE,)),
+        Overload(name="guarded_default", params=(src, items, valid, default), tparams=(COUNT_TYPE,)),
+    )
+
+
+def store_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
+    """BlockStore's and WarpStore's forms: a full tile and a partial one."""
+    dst, items, valid = _pointer("dst", tile, const=False), array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
+    return (
+        Overload(name="full", params=(dst, items)),
+        Overload(name="guarded", params=(dst, items, valid), tparams=(COUNT_TYPE,)),
+    )

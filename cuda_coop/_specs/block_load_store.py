@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from ._common import (
     BLOCK_DIMS,
-    COUNT_TYPE,
     DTYPE,
     ITEMS_PER_THREAD,
-    array,
     block_threads_multiple_of_warp,
-    count,
-    out_array,
-    scalar,
+    load_overloads,
+    store_overloads,
 )
-from ._model import ArgKind, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
 __all__ = ["BLOCK_LOAD", "BLOCK_STORE", "BlockLoadAlgorithm", "BlockStoreAlgorithm"]
@@ -97,28 +94,10 @@ def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]
     return (DTYPE, BLOCK_DIMS[0], ITEMS_PER_THREAD, algorithm, BLOCK_DIMS[1], BLOCK_DIMS[2])
 
 
-_VALID = count(
-    "tile",
+_VALID_DOC = (
     "Move only the first ``valid_items`` items of the tile (a partial last tile; CUB: block_items_end); any "
-    "value at or above the tile size means the whole tile.",
+    "value at or above the tile size means the whole tile."
 )
-_SRC = Param(
-    name="src",
-    kind=ArgKind.POINTER,
-    type="dtype",
-    const=True,
-    offset="offset",
-    doc="A 1-D C-contiguous device array; the tile starts at ``src[offset]``.",
-)
-_DST = Param(
-    name="dst",
-    kind=ArgKind.POINTER,
-    type="dtype",
-    offset="offset",
-    doc="A 1-D C-contiguous device array; the tile starts at ``dst[offset]``.",
-)
-_ITEMS_OUT = out_array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
-_ITEMS_IN = array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
 
 BLOCK_LOAD = register_primitive(
     PrimitiveSpec(
@@ -131,20 +110,7 @@ BLOCK_LOAD = register_primitive(
         methods=(
             Method(
                 name="load",
-                overloads=(
-                    Overload(name="full", params=(_SRC, _ITEMS_OUT)),
-                    Overload(name="guarded", params=(_SRC, _ITEMS_OUT, _VALID), tparams=(COUNT_TYPE,)),
-                    Overload(
-                        name="guarded_default",
-                        params=(
-                            _SRC,
-                            _ITEMS_OUT,
-                            _VALID,
-                            scalar("oob_default", doc="Value given to the items past ``valid_items``."),
-                        ),
-                        tparams=(COUNT_TYPE,),
-                    ),
-                ),
+                overloads=load_overloads("the tile", _VALID_DOC),
                 doc="Load a tile into a blocked arrangement.",
             ),
         ),
@@ -170,10 +136,7 @@ BLOCK_STORE = register_primitive(
         methods=(
             Method(
                 name="store",
-                overloads=(
-                    Overload(name="full", params=(_DST, _ITEMS_IN)),
-                    Overload(name="guarded", params=(_DST, _ITEMS_IN, _VALID), tparams=(COUNT_TYPE,)),
-                ),
+                overloads=store_overloads("the tile", _VALID_DOC),
                 doc="Store a blocked arrangement as a tile.",
             ),
         ),

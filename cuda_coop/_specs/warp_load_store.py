@@ -11,17 +11,14 @@ warps read the same tile.
 from __future__ import annotations
 
 from ._common import (
-    COUNT_TYPE,
     DTYPE,
     ITEMS_PER_THREAD,
     LOGICAL_WARP_CONSTRAINT,
     THREADS,
-    array,
-    count,
-    out_array,
-    scalar,
+    load_overloads,
+    store_overloads,
 )
-from ._model import ArgKind, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
 __all__ = ["WARP_LOAD", "WARP_STORE", "WarpLoadAlgorithm", "WarpStoreAlgorithm"]
@@ -100,28 +97,10 @@ def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]
 # The clamp is the block tile (block_threads * items_per_thread), at or above the warp tile: CUB treats
 # every count at or above the warp tile as the whole tile, so the result is the same as a clamp to the
 # warp tile; the clamp only keeps wide and negative counts exact before CUB's int parameter.
-_VALID = count(
-    "tile",
+_VALID_DOC = (
     "Move only the first ``valid_items`` items of this logical warp's tile (a partial last tile); any value "
-    "at or above ``threads * items_per_thread`` means the whole tile, a negative one none of it.",
+    "at or above ``threads * items_per_thread`` means the whole tile, a negative one none of it."
 )
-_SRC = Param(
-    name="src",
-    kind=ArgKind.POINTER,
-    type="dtype",
-    const=True,
-    offset="offset",
-    doc="A 1-D C-contiguous device array; the logical warp's tile starts at ``src[offset]``.",
-)
-_DST = Param(
-    name="dst",
-    kind=ArgKind.POINTER,
-    type="dtype",
-    offset="offset",
-    doc="A 1-D C-contiguous device array; the logical warp's tile starts at ``dst[offset]``.",
-)
-_ITEMS_OUT = out_array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
-_ITEMS_IN = array("items", doc="This thread's ``cuda.local.array(N, dtype)``.")
 
 WARP_LOAD = register_primitive(
     PrimitiveSpec(
@@ -134,20 +113,7 @@ WARP_LOAD = register_primitive(
         methods=(
             Method(
                 name="load",
-                overloads=(
-                    Overload(name="full", params=(_SRC, _ITEMS_OUT)),
-                    Overload(name="guarded", params=(_SRC, _ITEMS_OUT, _VALID), tparams=(COUNT_TYPE,)),
-                    Overload(
-                        name="guarded_default",
-                        params=(
-                            _SRC,
-                            _ITEMS_OUT,
-                            _VALID,
-                            scalar("oob_default", doc="Value given to the items past ``valid_items``."),
-                        ),
-                        tparams=(COUNT_TYPE,),
-                    ),
-                ),
+                overloads=load_overloads("the logical warp's tile", _VALID_DOC),
                 doc="Load the logical warp's tile into its lanes' per-thread arrays.",
             ),
         ),
@@ -168,10 +134,7 @@ WARP_STORE = register_primitive(
         methods=(
             Method(
                 name="store",
-                overloads=(
-                    Overload(name="full", params=(_DST, _ITEMS_IN)),
-                    Overload(name="guarded", params=(_DST, _ITEMS_IN, _VALID), tparams=(COUNT_TYPE,)),
-                ),
+                overloads=store_overloads("the logical warp's tile", _VALID_DOC),
                 doc="Store the lanes' per-thread arrays as the logical warp's tile.",
             ),
         ),
