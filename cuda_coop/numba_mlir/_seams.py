@@ -62,7 +62,6 @@ __all__ = [
     "lower_extern_call",
     "mk_unique_var",
     "register_isolated_planner",
-    "register_planner",
     "require_launch_config",
     "target_chip",
     "type_callable",
@@ -70,7 +69,6 @@ __all__ = [
 ]
 
 WholeFunctionPlanner = extending.WholeFunctionPlanner
-register_planner = extending.register_planner
 require_launch_config = extending.require_launch_config
 intrinsic = extending.intrinsic
 refresh_registries = extending.refresh_registries
