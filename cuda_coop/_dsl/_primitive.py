@@ -97,7 +97,7 @@ _PRIMITIVES: dict[str, Primitive] = {}
 def _tparams(spec: PrimitiveSpec, method: Method) -> Iterator[TemplateParam]:
     seen: set[str] = set()
     for tp in (*spec.tparams, *(t for ov in method.overloads for t in ov.tparams)):
-        if tp.name not in seen and not tp.inferred and tp.kind is not TParamKind.TYPE:
+        if tp.name not in seen and tp.public and not tp.inferred and tp.kind is not TParamKind.TYPE:
             seen.add(tp.name)
             yield tp
 
@@ -119,7 +119,8 @@ def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
     """Every public parameter of the primitive calling ``spec.method`` and its default, from the spec.
 
     - each runtime parameter of any overload (a scalar OUTPUT is the return value, not a parameter),
-      required (no default) if every overload has it and it is not an in-place output, else ``None``;
+      required (no default) if every overload has it, it is not an in-place output and the spec gives no
+      default, else its public default (``Param.public_default``: an int, or ``None``);
     - each template parameter a call may give (not inferred from the launch, not a type), with the
       spec's default (an algorithm by its short name); a per-thread extent defaults to ``None``;
     - ``offset`` keywords of pointers (default ``0``) and the state argument of callbacks (``None``).
@@ -135,8 +136,10 @@ def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
             if p.name in result or not public(p):
                 continue
             # an output that defaults to an input (in place) is never required
-            required = p.in_place_of is None and all(p.name in names for names in names_per_overload)
-            result[p.name] = _NO_DEFAULT if required else None
+            required = (
+                p.in_place_of is None and p.default is None and all(p.name in names for names in names_per_overload)
+            )
+            result[p.name] = _NO_DEFAULT if required else p.public_default
             if p.offset is not None:
                 result[p.offset] = 0
             if p.state is not None:
@@ -185,7 +188,8 @@ def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signatu
 def generated_doc(prim: Primitive) -> str:
     """The part of a stub's docstring that comes from its spec: CUB method, parameters, algorithms."""
     spec, method = prim.spec, prim.method
-    lines = [f"Wraps ``{spec.cub_class}::{method.cpp}`` (``{spec.header}``).", ""]
+    calls = " / ".join(f"``{spec.cub_class}::{name}``" for name in method.cpp_names())
+    lines = [f"Wraps {calls} (``{spec.header}``).", ""]
     docs: dict[str, str] = {}
     for p in (p for ov in method.overloads for p in ov.all_params):
         docs.setdefault(p.name, p.doc)

@@ -109,7 +109,7 @@ def _value_param(name: str, vt: ValueType, kind: ArgKind | None, role: Role = "i
 
 
 def _wrapper_param(b: Binding, p: Param) -> CParam | None:
-    if p.kind is ArgKind.OPERATOR:
+    if p.kind is ArgKind.OPERATOR or b.omitted(p):
         return None
     if p.kind is ArgKind.CALLBACK:
         return CParam(name=p.name, ctype="void*", kind=p.kind, value_type=None, pointer=True, role="state")

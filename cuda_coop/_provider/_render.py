@@ -196,6 +196,8 @@ def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[st
         return f"{p.name}_fn"  # a local functor holding the state pointer
     if p.name == sig.returned_output:
         return p.name  # a local, returned by value
+    if b.omitted(p):
+        return str(b.scalar_value(p.default))  # type: ignore[arg-type]
     return _data_argument(b.count_limit(p), p, cparams[p.name])
 
 
@@ -269,7 +271,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] 
         lines.append(f"  {sig.returns.cpp} {sig.returned_output};")  # type: ignore[union-attr]
     ctor = [temp] + [_argument(ns, i, sig, p, cparams) for p in b.overload.ctor_params]
     args = [_argument(ns, i, sig, p, cparams) for p in b.overload.params]
-    call = f"Prim({', '.join(ctor)}).{b.method.cpp}({', '.join(args)})"
+    call = f"Prim({', '.join(ctor)}).{b.cpp_method}({', '.join(args)})"
     if b.method.returns is None:
         lines.append(f"  {call};")
         if sig.returned_output:
@@ -309,6 +311,10 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str], first_use: 
     out.append(f"\n// cuda-coop provider {plan.prefix}: block {plan.block_dim}\n")
     out += [f"//   [{i}] {b.canonical()}\n" for i, b in enumerate(plan.bindings)]
     out.append("\n" + _DETAIL)
+    support = {b.spec.name: b.spec.support for b in plan.bindings if b.spec.support}
+    if support:
+        out.append("\n// cuda-coop's compositions of CUB classes.\n")
+        out += [support[name].rstrip("\n") + "\n" for name in sorted(support)]
     types = _user_types(plan)
     if types:
         out.append("\n// User types: storage ABI only.\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 
 from ._model import (
+    DEFAULT,
     ArgKind,
     Binding,
     Constraint,
@@ -33,6 +34,7 @@ from .block_scan import BlockScanAlgorithm
 
 __all__ = [
     "BUILTIN_TYPES",
+    "DEFAULT",
     "NONE_TYPE",
     "ArgKind",
     "Binding",
@@ -70,6 +72,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_exchange",
     "block_histogram",
     "block_load_store",
+    "block_radix_sort",
     "block_reduce",
     "block_run_length_decode",
     "block_scan",

@@ -32,7 +32,7 @@ import difflib
 import enum
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import SpecError
@@ -40,6 +40,7 @@ from ._operators import KnownOp, UserCallback, UserOp
 from ._types import BUILTIN_TYPES, ValueType
 
 __all__ = [
+    "DEFAULT",
     "ArgKind",
     "Binding",
     "Constraint",
@@ -54,6 +55,19 @@ __all__ = [
 ]
 
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")
+_BITS = re.compile(r"bits\(([a-z][a-z0-9_]*)\)")
+_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+
+
+class _Default:
+    """The value of an omitted SCALAR that has a ``Param.default``: the wrapper passes the default itself."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT: Any = _Default()
+"""Request value of an omitted defaulted scalar (``end_bit=DEFAULT``): rendered as a C++ constant."""
 
 
 def suggest(name: str, allowed: list[str]) -> str:
@@ -170,6 +184,9 @@ class TemplateParam:
     """[inferred]: bound by the provider from the launch (the block dimensions), never by a request."""
     kinds: tuple[str, ...] = ()
     """For TYPE parameters: the value-type kinds allowed (``("int", "uint")``); empty for any."""
+    public: bool = True
+    """Whether a kernel's call may give it; an optional parameter that is not public is always its default
+    (``SMemConfig``: no effect on the architectures cuda-coop targets)."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
@@ -180,6 +197,8 @@ class TemplateParam:
             raise ValueError(f"template parameter {self.name!r}: enum= is required for ENUM parameters only")
         if self.optional and self.default is None:
             raise ValueError(f"optional template parameter {self.name!r} needs a default")
+        if not self.public and not self.optional:
+            raise ValueError(f"template parameter {self.name!r} is not public, so it needs a default")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -213,6 +232,13 @@ class Param:
     """For a SCALAR count (``valid_items``): the count is clamped to [0, limit] before CUB sees it, so any
     value at or above the tile (block_threads * items_per_thread), the block, the logical warp (threads)
     or the warp's tile (threads * items_per_thread) means all of it."""
+    default: int | str | None = None
+    """For a SCALAR: the value a call that omits it passes (CUB's default argument): an int, or
+    ``"bits(<type ref>)"``, the width in bits of a type (BlockRadixSort's ``end_bit``). The public
+    default is the int, or None for a width."""
+    bounds: tuple[int | str, int | str] | None = None
+    """For a SCALAR: the closed range a compile-time constant argument must lie in (ints or
+    ``"bits(<type ref>)"``); a constant outside it is refused before compiling."""
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -237,6 +263,19 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only ARRAY parameters are in-place (inout=True)")
         if self.extent is not None and self.kind not in (ArgKind.ARRAY, ArgKind.OUTPUT):
             raise ValueError(f"parameter {self.name!r}: only ARRAY and OUTPUT parameters have an extent")
+        self._check_default()
+
+    def _check_default(self) -> None:
+        if (self.default is not None or self.bounds is not None) and self.kind is not ArgKind.SCALAR:
+            raise ValueError(f"parameter {self.name!r}: only SCALAR parameters have a default or bounds")
+        for value in (self.default, *(self.bounds or ())):
+            if isinstance(value, str) and not _BITS.fullmatch(value):
+                raise ValueError(f"parameter {self.name!r}: {value!r} is neither an int nor 'bits(<type ref>)'")
+
+    @property
+    def public_default(self) -> int | None:
+        """The default a public stub shows: an int default, else None."""
+        return self.default if isinstance(self.default, int) else None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -265,7 +304,12 @@ class Method:
     """Python name: ``exclusive_sum``."""
     overloads: tuple[Overload, ...]
     cpp: str = ""
-    """CUB name; by default the Python name in CamelCase (``exclusive_sum`` -> ``ExclusiveSum``)."""
+    """CUB name; by default the Python name in CamelCase (``exclusive_sum`` -> ``ExclusiveSum``). It may
+    hold ``{param}`` placeholders, each a BOOL or ENUM template parameter of every overload that picks
+    among CUB's member functions (``"Sort{descending}{output}"``); ``choices`` spells each value."""
+    choices: Mapping[str, Mapping[Any, str]] = field(default_factory=dict)
+    """For each placeholder of ``cpp``: the text of each value (``{False: "", True: "Descending"}``; an
+    ENUM parameter's values are its members)."""
     returns: str | None = None
     """Result type reference, or None for ``void``."""
     doc: str = ""
@@ -275,6 +319,28 @@ class Method:
             raise ValueError(f"method name {self.name!r} is not snake_case")
         if not self.cpp:
             object.__setattr__(self, "cpp", "".join(w.capitalize() for w in self.name.split("_")))
+        placeholders = _PLACEHOLDER.findall(self.cpp)
+        if sorted(placeholders) != sorted(self.choices):
+            raise ValueError(f"method {self.name!r}: placeholders {placeholders} of {self.cpp!r} need choices")
+        for name in placeholders:
+            for ov in self.overloads:
+                tp = next((t for t in ov.tparams if t.name == name), None)
+                if tp is None or tp.kind not in (TParamKind.BOOL, TParamKind.ENUM):
+                    raise ValueError(f"method {self.name!r}: overload {ov.name!r} needs a BOOL/ENUM parameter {name!r}")
+                domain = [False, True] if tp.kind is TParamKind.BOOL else list(tp.enum or ())
+                if sorted(map(str, domain)) != sorted(map(str, self.choices[name])):
+                    raise ValueError(f"method {self.name!r}: choices of {name!r} must spell each of {domain}")
+
+    def cpp_for(self, values: Mapping[str, Any]) -> str:
+        """The CUB member function for bound values (``Sort{descending}`` -> ``SortDescending``)."""
+        return _PLACEHOLDER.sub(lambda m: self.choices[m[1]][values[m[1]]], self.cpp)
+
+    def cpp_names(self) -> tuple[str, ...]:
+        """Every CUB member function the method can call."""
+        names = [self.cpp]
+        for name, spelled in self.choices.items():
+            names = [n.replace("{" + name + "}", text) for n in names for text in spelled.values()]
+        return tuple(dict.fromkeys(names))
 
     def overload(self, name: str) -> Overload:
         """The overload called ``name``; SpecError listing the others otherwise."""
@@ -339,6 +405,9 @@ class PrimitiveSpec:
     constraints: tuple[Constraint, ...] = ()
     min_cc: int = 0
     """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
+    support: str = ""
+    """C++ source defining ``cub_class`` when it is cuda-coop's own composition of CUB classes (argsort,
+    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""
@@ -355,7 +424,7 @@ class PrimitiveSpec:
     def method(self, name: str) -> Method:
         """The method called ``name`` (Python or CUB spelling); SpecError listing the others otherwise."""
         for m in self.methods:
-            if name in (m.name, m.cpp):
+            if name == m.name or name in m.cpp_names():
                 return m
         raise SpecError(
             f"{self.cub_class} has no method {name!r}; use one of {', '.join(m.name for m in self.methods)}"
@@ -372,7 +441,7 @@ def _canonical(value: object) -> str:
         return f"user_op:{value.symbol}"
     if isinstance(value, UserCallback):
         return f"user_callback:{value.symbol}"
-    return str(value)
+    return repr(value) if value is DEFAULT else str(value)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -401,6 +470,23 @@ class Binding:
     def extent_of(self, param: Param) -> int | None:
         """Number of items of an ARRAY/array-OUTPUT parameter; None for scalars."""
         return None if param.extent is None else int(self.values[param.extent])
+
+    @property
+    def cpp_method(self) -> str:
+        """The CUB member function this binding calls."""
+        return self.method.cpp_for(self.values)
+
+    def omitted(self, param: Param) -> bool:
+        """Whether the call omits ``param`` and the wrapper passes its ``Param.default`` itself."""
+        return self.values.get(param.name) is DEFAULT
+
+    def scalar_value(self, value: int | str) -> int:
+        """An int, or ``"bits(<type ref>)"`` evaluated for the bound types (see ``Param.default``)."""
+        if isinstance(value, int):
+            return value
+        match = _BITS.fullmatch(value)
+        assert match is not None
+        return 8 * self.type_of(match[1]).size
 
     def count_limit(self, param: Param) -> int | None:
         """The clamp of a count parameter (see ``Param.count_limit``); None for other parameters."""

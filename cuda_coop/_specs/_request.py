@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SpecError
-from ._model import ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
+from ._model import DEFAULT, ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
 from ._operators import KnownOp, UserCallback, coerce_operator
 from ._registry import get_primitive
 from ._types import value_type
@@ -125,6 +125,17 @@ def _check_names(
             )
 
 
+def _omitted_scalars(where: str, overload: Overload, given: dict[str, Any]) -> dict[str, Any]:
+    """Remove and return the scalars a call omits (``DEFAULT``): the wrapper passes their default."""
+    omitted = {}
+    for p in overload.all_params:
+        if p.default is not None and p.name in given:
+            if given[p.name] is not DEFAULT:
+                raise SpecError(f"{where}: {p.name} is a runtime argument; a request may only give it as DEFAULT")
+            omitted[p.name] = given.pop(p.name)
+    return omitted
+
+
 def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
     """Validate ``request`` against its spec for a launch with ``block_dim`` threads per block.
 
@@ -146,6 +157,7 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
     tparams = {tp.name: tp for tp in (*spec.tparams, *overload.tparams)}
     operators = {p.name: p for p in overload.all_params if p.kind in (ArgKind.OPERATOR, ArgKind.CALLBACK)}
     given = dict(request.params)
+    defaulted = _omitted_scalars(where, overload, given)
     _check_names(where, overload, given, tparams, operators)
 
     values: dict[str, Any] = {}
@@ -158,6 +170,7 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
             values[tp.name] = _coerce_tparam(where, tp, tp.default)
         else:
             raise SpecError(f"{where}: missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
+    values.update(defaulted)
     partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
     for name, param in operators.items():
         if name not in given:

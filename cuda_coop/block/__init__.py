@@ -25,6 +25,7 @@ from ._primitives import load as load
 from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
+from ._radix_sort import radix_sort as radix_sort
 from ._run_length_decode import run_length_decode as run_length_decode
 from ._shuffle import shuffle_down as shuffle_down
 from ._shuffle import shuffle_offset as shuffle_offset
@@ -44,6 +45,7 @@ __all__ = [
     "inclusive_scan",
     "inclusive_sum",
     "load",
+    "radix_sort",
     "reduce",
     "run_length_decode",
     "scatter_to_blocked",

@@ -15,7 +15,18 @@ from typing import Any
 
 import numpy as np
 
-from .._specs import ArgKind, Param, Request, TParamKind, UserCallback, UserOp, bind, coerce_operator, value_type
+from .._specs import (
+    DEFAULT,
+    ArgKind,
+    Param,
+    Request,
+    TParamKind,
+    UserCallback,
+    UserOp,
+    bind,
+    coerce_operator,
+    value_type,
+)
 from ..errors import SpecError
 from . import _seams
 from ._operators import user_function
@@ -138,6 +149,23 @@ def _check_scalar(cs: CallSite, name: str, ty: Any, target: Any) -> None:
     )
 
 
+def _bits(value: int | str, params: dict[str, Any]) -> int:
+    """A ``Param.default``/``bounds`` value for the types bound so far (``"bits(dtype)"`` -> 32)."""
+    if isinstance(value, int):
+        return value
+    return 8 * value_type(str(params.get(value[5:-1], value[5:-1]))).size
+
+
+def _check_bounds(cs: CallSite, name: str, p: Param, params: dict[str, Any]) -> None:
+    """A compile-time constant within the spec's ``bounds`` for the bound types."""
+    if p.bounds is None or name not in cs.constants:
+        return
+    low, high = (_bits(b, params) for b in p.bounds)
+    value = cs.constants[name]
+    if not low <= value <= high:
+        raise cs.error(f"{name}={value!r} is out of range; it must be between {low} and {high}")
+
+
 def _check_count(cs: CallSite, name: str, ty: Any) -> None:
     """An integer count of any width (its type binds the count's type parameter)."""
     base = types.unliteral(ty)
@@ -236,6 +264,7 @@ class _Typing:
                 raise cs.error(f"{name}= must be a single {want} value (no form takes an array here); got {ty}")
             if name != cs.primitive.data:
                 _check_scalar(cs, name, ty, _numba(want))
+                _check_bounds(cs, name, p, self.params)
             self.present[name] = False
 
     def static(self, name: str, value: Any) -> None:
@@ -288,6 +317,10 @@ def _type_arguments(t: _Typing) -> None:
     for out, source in prim.in_place:
         if out not in cs.runtime and source in t.sources:
             t.sources[out] = t.sources[source]
+    for p in (p for ov in prim.method.overloads for p in ov.all_params):
+        if p.default is not None and p.name not in cs.runtime:  # omitted: the wrapper passes the default
+            t.present[p.name] = False
+            t.params[p.name] = DEFAULT
 
 
 def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:

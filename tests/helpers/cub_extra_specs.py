@@ -73,7 +73,7 @@ def _pairs_need_values(b: object) -> bool:
 
 
 BLOCK_RADIX_SORT = PrimitiveSpec(
-    name="block_radix_sort",
+    name="extra_radix_sort",
     cub_class="cub::BlockRadixSort",
     header="cub/block/block_radix_sort.cuh",
     scope=Scope.BLOCK,
@@ -219,9 +219,9 @@ BLOCK_HISTOGRAM = PrimitiveSpec(
 def extra_requests() -> list[Request]:
     """One call site of each extra spec's methods (register them first)."""
     return [
-        Request("block_radix_sort", "sort", "keys_bits", key_dtype="uint32", items_per_thread=4),
+        Request("extra_radix_sort", "sort", "keys_bits", key_dtype="uint32", items_per_thread=4),
         Request(
-            "block_radix_sort",
+            "extra_radix_sort",
             "sort_descending",
             "pairs",
             key_dtype="float32",

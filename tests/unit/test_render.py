@@ -312,7 +312,7 @@ def test_inputs_are_copied_and_in_place_arrays_are_not() -> None:
     )
     assert "int items_in[4];" in text and ".Store(dst, items_in)" in text
     with registered_extra_specs():
-        p = plan([Request("block_radix_sort", "sort", "keys", key_dtype="uint32", items_per_thread=4)], (128,))
+        p = plan([Request("extra_radix_sort", "sort", "keys", key_dtype="uint32", items_per_thread=4)], (128,))
         text = render(p, cccl_version=CCCL, headers=_specs.headers())
     assert p.signatures[0].params[0].role == "inout"
     assert ".Sort(reinterpret_cast<unsigned int(&)[4]>(*keys))" in text and "keys_in" not in text

@@ -23,9 +23,9 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider e63b503e7fc0: block (128, 1, 1)
-//   [0] block_radix_sort.sort.keys_bits[block_dim_x=128,block_dim_y=1,block_dim_z=1,inner_scan_algorithm=cub::BLOCK_SCAN_WARP_SCANS,items_per_thread=4,key_dtype=uint32,memoize_outer_scan=True,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_dtype=none]
-//   [1] block_radix_sort.sort_descending.pairs[block_dim_x=128,block_dim_y=1,block_dim_z=1,inner_scan_algorithm=cub::BLOCK_SCAN_RAKING,items_per_thread=4,key_dtype=float32,memoize_outer_scan=False,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_dtype=int32]
+// cuda-coop provider 79e5aae032a5: block (128, 1, 1)
+//   [0] extra_radix_sort.sort.keys_bits[block_dim_x=128,block_dim_y=1,block_dim_z=1,inner_scan_algorithm=cub::BLOCK_SCAN_WARP_SCANS,items_per_thread=4,key_dtype=uint32,memoize_outer_scan=True,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_dtype=none]
+//   [1] extra_radix_sort.sort_descending.pairs[block_dim_x=128,block_dim_y=1,block_dim_z=1,inner_scan_algorithm=cub::BLOCK_SCAN_RAKING,items_per_thread=4,key_dtype=float32,memoize_outer_scan=False,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_dtype=int32]
 //   [2] block_run_length_decode.run_length_decode.lengths[block_dim_x=128,block_dim_y=1,block_dim_z=1,decoded_items_per_thread=4,dtype=int16,offset_dtype=uint32,runs_per_thread=2]
 //   [3] block_discontinuity.flag_heads.predecessor[block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=int32,flag_dtype=bool,flag_op=NOT_EQUAL_TO,items_per_thread=4]
 //   [4] block_discontinuity.flag_heads.tile[block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=float32,flag_dtype=int32,flag_op=user_op:close_enough,items_per_thread=4]
@@ -81,7 +81,7 @@ static_assert(sizeof(cub::NullType) == 1 && alignof(cub::NullType) == 1, "storag
 static_assert(sizeof(unsigned int) == 4 && alignof(unsigned int) == 4, "storage ABI of uint32");
 static_assert(sizeof(unsigned char) == 1 && alignof(unsigned char) == 1, "storage ABI of uint8");
 
-namespace cuda_coop_e63b503e7fc0
+namespace cuda_coop_79e5aae032a5
 {
 using prim_0 = cub::BlockRadixSort<unsigned int, 128, 4, cub::NullType, 4, true, cub::BLOCK_SCAN_WARP_SCANS, cudaSharedMemBankSizeFourByte, 1, 1>;
 using prim_1 = cub::BlockRadixSort<float, 128, 4, int, 4, false, cub::BLOCK_SCAN_RAKING, cudaSharedMemBankSizeFourByte, 1, 1>;
@@ -114,31 +114,31 @@ struct op_4_flag_op
     return close_enough(a0, a1);
   }
 };
-} // namespace cuda_coop_e63b503e7fc0
+} // namespace cuda_coop_79e5aae032a5
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_0_block_radix_sort_sort(unsigned int* keys, int begin_bit, int end_bit)
+extern "C" __device__ void cuda_coop_79e5aae032a5_0_extra_radix_sort_sort(unsigned int* keys, int begin_bit, int end_bit)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_0;
+  using Prim = cuda_coop_79e5aae032a5::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s0).Sort(reinterpret_cast<unsigned int(&)[4]>(*keys), begin_bit, end_bit);
+  Prim(cuda_coop_79e5aae032a5::storage.block.s0).Sort(reinterpret_cast<unsigned int(&)[4]>(*keys), begin_bit, end_bit);
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_1_block_radix_sort_sort_descending(float* keys, int* values)
+extern "C" __device__ void cuda_coop_79e5aae032a5_1_extra_radix_sort_sort_descending(float* keys, int* values)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_1;
+  using Prim = cuda_coop_79e5aae032a5::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s1).SortDescending(reinterpret_cast<float(&)[4]>(*keys), reinterpret_cast<int(&)[4]>(*values));
+  Prim(cuda_coop_79e5aae032a5::storage.block.s1).SortDescending(reinterpret_cast<float(&)[4]>(*keys), reinterpret_cast<int(&)[4]>(*values));
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_2_block_run_length_decode_run_length_decode(short* run_values, unsigned int* run_lengths, unsigned int* total_decoded_size, short* decoded_items, unsigned int from_decoded_offset)
+extern "C" __device__ void cuda_coop_79e5aae032a5_2_block_run_length_decode_run_length_decode(short* run_values, unsigned int* run_lengths, unsigned int* total_decoded_size, short* decoded_items, unsigned int from_decoded_offset)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_2;
+  using Prim = cuda_coop_79e5aae032a5::prim_2;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -155,12 +155,12 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_2_block_run_length_decode_run_
   {
     run_lengths_in[k] = run_lengths[k];
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s2, run_values_in, run_lengths_in, *total_decoded_size).RunLengthDecode(reinterpret_cast<short(&)[4]>(*decoded_items), from_decoded_offset);
+  Prim(cuda_coop_79e5aae032a5::storage.block.s2, run_values_in, run_lengths_in, *total_decoded_size).RunLengthDecode(reinterpret_cast<short(&)[4]>(*decoded_items), from_decoded_offset);
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_3_block_discontinuity_flag_heads(bool* head_flags, int* input, int tile_predecessor_item)
+extern "C" __device__ void cuda_coop_79e5aae032a5_3_block_discontinuity_flag_heads(bool* head_flags, int* input, int tile_predecessor_item)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_3;
+  using Prim = cuda_coop_79e5aae032a5::prim_3;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -171,12 +171,12 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_3_block_discontinuity_flag_hea
   {
     input_in[k] = input[k];
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s3).FlagHeads(reinterpret_cast<bool(&)[4]>(*head_flags), input_in, ::cuda::std::not_equal_to<>{}, tile_predecessor_item);
+  Prim(cuda_coop_79e5aae032a5::storage.block.s3).FlagHeads(reinterpret_cast<bool(&)[4]>(*head_flags), input_in, ::cuda::std::not_equal_to<>{}, tile_predecessor_item);
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_4_block_discontinuity_flag_heads(int* head_flags, float* input)
+extern "C" __device__ void cuda_coop_79e5aae032a5_4_block_discontinuity_flag_heads(int* head_flags, float* input)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_4;
+  using Prim = cuda_coop_79e5aae032a5::prim_4;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -187,22 +187,22 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_4_block_discontinuity_flag_hea
   {
     input_in[k] = input[k];
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s4).FlagHeads(reinterpret_cast<int(&)[4]>(*head_flags), input_in, cuda_coop_e63b503e7fc0::op_4_flag_op{});
+  Prim(cuda_coop_79e5aae032a5::storage.block.s4).FlagHeads(reinterpret_cast<int(&)[4]>(*head_flags), input_in, cuda_coop_79e5aae032a5::op_4_flag_op{});
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_5_block_histogram_init_histogram(unsigned int* histogram)
+extern "C" __device__ void cuda_coop_79e5aae032a5_5_block_histogram_init_histogram(unsigned int* histogram)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_5;
+  using Prim = cuda_coop_79e5aae032a5::prim_5;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s5).InitHistogram(histogram);
+  Prim(cuda_coop_79e5aae032a5::storage.block.s5).InitHistogram(histogram);
 }
 
-extern "C" __device__ void cuda_coop_e63b503e7fc0_6_block_histogram_histogram(unsigned char* items, unsigned int* histogram)
+extern "C" __device__ void cuda_coop_79e5aae032a5_6_block_histogram_histogram(unsigned char* items, unsigned int* histogram)
 {
-  using Prim = cuda_coop_e63b503e7fc0::prim_6;
+  using Prim = cuda_coop_79e5aae032a5::prim_6;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -213,5 +213,5 @@ extern "C" __device__ void cuda_coop_e63b503e7fc0_6_block_histogram_histogram(un
   {
     items_in[k] = items[k];
   }
-  Prim(cuda_coop_e63b503e7fc0::storage.block.s6).Histogram(items_in, histogram);
+  Prim(cuda_coop_79e5aae032a5::storage.block.s6).Histogram(items_in, histogram);
 }
