@@ -38,4 +38,4 @@ class KernelProvider:
     def _produce(self) -> bytes:
         data = self.provider.ltoir()
         release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
-        return data
+        return _seams.link_before_kernel(data)  # its 32-bit shared pointers set the kernel's data layout

@@ -15,6 +15,8 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
   (see :func:`register_isolated_planner` and docs/known_issues.rst).
 - ``MLIRDispatcher.enable_caching`` is wrapped to warn once that ``cache=True`` has no effect
   while a planner is registered (numba-cuda-mlir 0.5.x skips its disk cache then).
+- ``linker.Linker.recreate_with_lto`` (kernel-first link order) is wrapped so that cuda-coop's
+  provider LTO-IR precedes the kernel's in the nvJitLink link: see :func:`link_before_kernel`.
 - numba-cuda-mlir's NumbaPerformanceWarning "Persistent disk cache is disabled for
   launch-config-specialized compiles" is filtered: every kernel that uses cuda-coop is
   launch-specialised by design, and the cache=True warning above says what matters.
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import inspect
 import sys
 import threading
 import warnings
@@ -59,7 +63,9 @@ __all__ = [
     "compile_for_launch",
     "intrinsic",
     "ir",
+    "link_before_kernel",
     "lower_extern_call",
+    "lower_extern_call_slots",
     "mk_unique_var",
     "register_isolated_planner",
     "require_launch_config",
@@ -108,12 +114,140 @@ def lower_extern_call(
     lower.lower_call_external_function(target, ext, list(args), ())
 
 
+def lower_extern_call_slots(
+    lower: Any,
+    target: Any,
+    symbol: str,
+    *,
+    params: Sequence[tuple[Any, Any, int | None]],
+    returns: Any,
+    result: tuple[Any, int] | None,
+    link: Sequence[Any],
+) -> None:
+    """Emit a C-ABI call where some scalars cross by pointer to a stack slot (the pointer value ABI).
+
+    ``params``: ``(var, numba type, align)`` per C parameter; ``align`` None passes the value as
+    :func:`lower_extern_call` does (arrays as data pointers), an integer stores it in a stack slot of
+    that alignment and passes the slot's address (``const T*``). ``result``: ``(numba type, align)``
+    of a value the callee writes through a trailing ``T* result`` slot, loaded into ``target``;
+    None when the call returns ``returns`` by value (or nothing). After LTO inlining the slots are
+    promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
+    """
+    from numba_cuda_mlir._mlir.dialects import func as _func
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+    from numba_cuda_mlir.lowering_utilities import get_or_insert_function
+
+    c_types = [types.CPointer(ty) if align is not None else ty for _, ty, align in params]
+    if result is not None:
+        c_types.append(types.CPointer(result[0]))
+        returns = types.none
+    sig = returns(*c_types)
+    lower._link_external_function(_compiler.ExternFunction(symbol, sig, link=tuple(link), abi="c"))
+
+    def slot(ty: Any, align: int) -> Any:
+        return lower.alloca(lower.get_storage_type(ty), 1) if align <= 1 else _aligned_slot(lower, ty, align)
+
+    operands: list[Any] = []
+    for var, ty, align in params:
+        if align is None:
+            operands += lower._call_operands_from_vars([var], expected_types=[ty])
+        else:
+            value = lower._coerce_value_to_numba_type(ty, lower.load_var(var))
+            ptr = slot(ty, align)
+            _llvm.store(lower.as_storage(ty, value), ptr, alignment=align)
+            operands.append(ptr)
+    out = None
+    if result is not None:
+        out = slot(*result)
+        operands.append(out)
+    fty = lower._external_abi_function_type(sig)
+    callee = get_or_insert_function(symbol, fty, lower.mlir_gpu_module)
+    if out is not None:
+        _func.call(result=[], callee=callee.name.value, operands_=operands)
+        rty, align = result  # type: ignore[misc]
+        stored = _llvm.load(res=lower.get_storage_type(rty), addr=out, alignment=align)
+        lower.store_var(target, lower.from_storage(rty, stored))
+    elif returns not in (types.none, types.void):
+        raw = _func.call(result=list(fty.results), callee=callee.name.value, operands_=operands)
+        lower.store_var(target, lower.from_return(returns, lower._call_results_tuple(raw)[0]))
+    else:
+        _func.call(result=[], callee=callee.name.value, operands_=operands)
+
+
+def _aligned_slot(lower: Any, ty: Any, align: int) -> Any:
+    """A stack slot for one ``ty`` with ``align`` (C++ may read it with a wider vector load, e.g. complex)."""
+    from numba_cuda_mlir._mlir import ir as _mir
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+    from numba_cuda_mlir.lowering_utilities import i64_of
+
+    with lower.alloca_insertion_point():
+        return _mir.Value(
+            _llvm.alloca(_llvm.PointerType.get(), i64_of(1), lower.get_storage_type(ty), alignment=align)
+        )
+
+
 def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str) -> bytes:
     """Compile a Python function as an ``extern "C"`` device function named ``symbol`` to LTO-IR."""
     ltoir, _ = _compiler.compile(
         pyfunc, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output="ltoir", forceinline=True
     )
     return bytes(ltoir)
+
+
+# --- link order (numba-cuda-mlir 0.5.x) -----------------------------------------------------------------
+#
+# nvJitLink's LTO link merges every module into the *first* one and keeps that module's data layout.
+# numba-cuda-mlir puts the kernel's LTO-IR first, and its layout ("e-p:64:64:64-...") has no
+# "p3:32:32:32": shared-memory pointers are 64-bit in the linked module, so every CUB TempStorage
+# address is a sign-extended 64-bit computation (mul.wide.s32 + add.s64) that LLVM cannot fold into
+# the immediate offsets nvcc's 32-bit shared pointers get (measured: tile sum 248 SASS instructions
+# kernel-first, 200 provider-first, where the padded transposing load is instruction for instruction
+# the nvcc twin's). NVRTC's LTO-IR declares 32-bit shared pointers, as nvcc does; linking a provider
+# first gives the whole kernel that layout.
+
+_LINK_FIRST: set[bytes] = set()  # digests of LTO-IR linked ahead of the kernel's own
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def link_before_kernel(ltoir: bytes) -> bytes:
+    """Have ``ltoir`` (NVRTC's, 32-bit shared pointers) linked ahead of the kernel's LTO-IR; returns it.
+
+    See the comment above: the first module of the link sets the data layout of the whole kernel.
+    """
+    _install_link_order()
+    _LINK_FIRST.add(_digest(ltoir))
+    return ltoir
+
+
+@functools.cache
+def _install_link_order() -> None:
+    from numba_cuda_mlir import linker as _linker
+
+    cls: Any = _linker.Linker
+    original = cls.recreate_with_lto
+    if "kernel_ltoir" not in inspect.signature(original).parameters or not hasattr(cls(cc=(9, 0)), "_object_codes"):
+        raise BackendError(
+            f"cuda.coop.numba_mlir cannot order the kernel link in numba-cuda-mlir {VERSION}: its linker is not "
+            f"laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
+        )
+
+    def recreate_with_lto(
+        self: Any, lto: bool = True, ltoir_only: bool = False, kernel_ltoir: bytes | None = None
+    ) -> Any:
+        new = original(self, lto=lto, ltoir_only=ltoir_only, kernel_ltoir=kernel_ltoir)
+        if kernel_ltoir is not None and _LINK_FIRST:
+            codes = list(new._object_codes)
+            first = [
+                o for o in codes if getattr(o, "code_type", None) == "ltoir" and _digest(bytes(o.code)) in _LINK_FIRST
+            ]
+            if first:
+                new._object_codes = first + [o for o in codes if not any(o is f for f in first)]
+        return new
+
+    cls.recreate_with_lto = recreate_with_lto
 
 
 _ASSUMED_CC = threading.local()

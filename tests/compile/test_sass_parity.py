@@ -1,0 +1,172 @@
+"""SASS of the benchmark kernels against their nvcc CUB twins (compile tier, no GPU).
+
+The cuda-coop kernels of benchmarks/run.py are compiled for sm_90 with ``compile_kernel``; their
+twins in benchmarks/cub_twins.cu with ``nvcc -cubin`` against the CCCL that cuda-coop bundles.
+
+What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
+
+- Every shared-memory access of a kernel is the twin's: same opcodes, same immediate offsets. This
+  is the codegen fix of issue 14: numba-cuda-mlir links the kernel's LTO-IR first, whose data layout
+  has 64-bit shared pointers, so the linked kernel computed each padded TempStorage address in 64
+  bits (``STS [R24]`` where the twin has ``STS [R23+0x400]``); cuda-coop now links its NVRTC
+  LTO-IR first (``_seams.link_before_kernel``). Tile sum: 248 instructions before, 200 after.
+- The instruction count is within 1.05x of the twin for ``histogram_sort_u8`` only. The rest of the
+  gap is the Python kernel's own code, not the CUB wrappers: numba-cuda-mlir passes each array as a
+  memref (pointer, offset, size, stride: five parameters) and indexes it with the dynamic stride,
+  64-bit offsets and the negative-index wraparound, where the twin has a raw pointer. Those
+  kernels are strict xfails with their measured counts; one that starts passing fails the run.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+from numba_cuda_mlir.numba_cuda import types
+
+import cuda.coop as coop
+from cuda.coop.numba_mlir import compile_kernel
+from cuda.coop.numba_mlir._inspect import _tool
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCH = "sm_90"
+LIMIT = 1.05
+
+SIGNATURES: dict[str, tuple[Any, ...]] = {
+    "tile_sum_f32": (types.float32[::1], types.float32[::1]),
+    "tile_inclusive_sum_i32": (types.int32[::1], types.int32[::1]),
+    "exchange_b2s_i32": (types.int32[::1], types.int32[::1]),
+    "histogram_sort_u8": (types.uint8[::1], types.uint32[::1]),
+    "histogram_atomic_u8": (types.uint8[::1], types.uint32[::1]),
+}
+
+# Measured SASS instruction counts (cuda-coop / twin, NOP padding excluded); the excess is the numba
+# array ABI of the Python kernel (see the module docstring).
+GAPS = {
+    "tile_sum_f32": "192 / 167 = 1.15",
+    "tile_inclusive_sum_i32": "301 / 286 = 1.05 (just above)",
+    "exchange_b2s_i32": "157 / 141 = 1.11",
+    "histogram_atomic_u8": "137 / 113 = 1.21",
+}
+
+Listings = dict[str, list[str]]  # kernel name -> its SASS instructions
+
+_FUNCTION = re.compile(r"^\s*\.text\.(\w+):")
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
+
+
+def _functions(sass: str) -> dict[str, list[str]]:
+    """Instructions of each function of an ``nvdisasm -c`` listing, NOP padding left out."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in sass.splitlines():
+        if match := _FUNCTION.match(line):
+            current = out.setdefault(match[1], [])
+        elif current is not None and (match := _INSTRUCTION.match(line)):
+            text = re.sub(r"^@!?U?P\w+\s+", "", match[1])  # the predicate guard is not the instruction
+            if not text.startswith("NOP"):
+                current.append(text)
+    return out
+
+
+def _disassemble(cubin: bytes, tmp: Path, name: str) -> dict[str, list[str]]:
+    path = tmp / f"{name}.cubin"
+    path.write_bytes(cubin)
+    sass = subprocess.run([_tool("nvdisasm"), "-c", str(path)], check=True, capture_output=True, text=True).stdout
+    return _functions(sass)
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).is_file():
+        pytest.skip("nvcc is not installed (not on PATH, not /usr/local/cuda/bin/nvcc): the CUB twins cannot be built")
+    bundle = coop.header_bundle()
+    major, minor, patch = (int(p) for p in bundle.provenance.cccl_version.split("."))
+    tmp = tmp_path_factory.mktemp("twins")
+    cubin = tmp / "cub_twins.cubin"
+    subprocess.run(
+        [nvcc, "-O3", "-std=c++17", f"-arch={ARCH}", f"-I{bundle.include_dir}",
+         f"-DEXPECTED_CCCL_VERSION={major * 1000000 + minor * 1000 + patch}", "-cubin", "-o", str(cubin),
+         str(ROOT / "benchmarks" / "cub_twins.cu")],
+        check=True, capture_output=True, text=True,
+    )
+    return _disassemble(cubin.read_bytes(), tmp, "twins")
+
+
+@functools.cache
+def _benchmarks() -> Any:
+    spec = importlib.util.spec_from_file_location("cuda_coop_benchmark_kernels", ROOT / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ours(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    tmp = tmp_path_factory.mktemp("coop")
+    out = {}
+    for name, signature in SIGNATURES.items():
+        block = _benchmarks().BLOCK
+        compiled = compile_kernel(getattr(_benchmarks(), name), signature, block=block, arch=ARCH)
+        (function,) = _disassemble(compiled.cubin, tmp, name).values()  # the wrappers are inlined: one function
+        out[name] = function
+    return out
+
+
+def _shared_accesses(instructions: list[str]) -> Counter[str]:
+    """Each LDS/STS/ATOMS as opcode + immediate offset (registers differ between compilers)."""
+    found: Counter[str] = Counter()
+    for text in instructions:
+        opcode = text.split()[0]
+        if opcode.split(".")[0] in ("LDS", "STS", "ATOMS"):
+            offset = re.search(r"\[[^\]+]*(?:\+(0x[0-9a-f]+))?\]", text)
+            found[f"{opcode} +{offset[1] if offset and offset[1] else '0x0'}"] += 1
+    return found
+
+
+# Accesses to the kernel's own ``cuda.shared.array`` that have a register address where the twin's
+# ``__shared__`` array, laid out in one section with the TempStorage, gets an immediate offset.
+USER_SHARED = {"histogram_sort_u8": 2}
+
+
+def _opcodes(accesses: Counter[str]) -> Counter[str]:
+    return Counter(k.split()[0] for k in accesses.elements())
+
+
+@pytest.mark.parametrize("name", list(SIGNATURES))
+def test_shared_memory_accesses_are_the_twins(name: str, ours: Listings, twins: Listings) -> None:
+    """Same shared-memory instructions with the same immediate offsets: the TempStorage addresses fold as in nvcc."""
+    got, expected = _shared_accesses(ours[name]), _shared_accesses(twins[name])
+    assert expected, f"the twin {name} has no shared-memory access: the parser is broken"
+    assert _opcodes(got) == _opcodes(expected), f"{name}: opcodes {_opcodes(got)} != twin's {_opcodes(expected)}"
+    unfolded = sum((expected - got).values())
+    assert unfolded <= USER_SHARED.get(name, 0), (
+        f"{name}: {unfolded} shared-memory accesses lost the twin's immediate offset\n"
+        f"  only cuda-coop: {dict(got - expected)}\n  only twin: {dict(expected - got)}"
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"measured {GAPS[n]}: numba-cuda-mlir array ABI"))
+        if n in GAPS
+        else n
+        for n in SIGNATURES
+    ],
+)
+def test_instruction_count_within_5_percent(name: str, ours: Listings, twins: Listings) -> None:
+    got, expected = len(ours[name]), len(twins[name])
+    assert got / expected <= LIMIT, f"{name}: {got} SASS instructions, twin {expected}: {got / expected:.3f}x"
