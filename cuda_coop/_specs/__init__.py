@@ -72,6 +72,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_exchange",
     "block_histogram",
     "block_load_store",
+    "block_merge_sort",
     "block_radix_sort",
     "block_reduce",
     "block_run_length_decode",
@@ -79,6 +80,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_shuffle",
     "warp_exchange",
     "warp_load_store",
+    "warp_merge_sort",
     "warp_reduce",
     "warp_scan",
 )

@@ -17,6 +17,7 @@ from ._exchange import striped_to_blocked as striped_to_blocked
 from ._exchange import warp_striped_to_blocked as warp_striped_to_blocked
 from ._histogram import histogram as histogram
 from ._histogram import histogram_composite as histogram_composite
+from ._merge_sort import merge_sort as merge_sort
 from ._primitives import exclusive_scan as exclusive_scan
 from ._primitives import exclusive_sum as exclusive_sum
 from ._primitives import inclusive_scan as inclusive_scan
@@ -45,6 +46,7 @@ __all__ = [
     "inclusive_scan",
     "inclusive_sum",
     "load",
+    "merge_sort",
     "radix_sort",
     "reduce",
     "run_length_decode",

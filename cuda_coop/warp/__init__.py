@@ -5,6 +5,7 @@ from ._exchange import scatter_to_striped as scatter_to_striped
 from ._exchange import striped_to_blocked as striped_to_blocked
 from ._load_store import load as load
 from ._load_store import store as store
+from ._merge_sort import merge_sort as merge_sort
 from ._primitives import exclusive_scan as exclusive_scan
 from ._primitives import exclusive_sum as exclusive_sum
 from ._primitives import inclusive_scan as inclusive_scan
@@ -19,6 +20,7 @@ __all__ = [
     "inclusive_scan",
     "inclusive_sum",
     "load",
+    "merge_sort",
     "reduce",
     "scatter_to_striped",
     "store",

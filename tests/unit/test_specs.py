@@ -92,7 +92,12 @@ def test_short_names_are_the_python_api_spellings() -> None:
 
 
 def _header_text(spec: _specs.PrimitiveSpec) -> str:
-    return (header_bundle().include_dir / spec.header).read_text(encoding="utf-8")
+    """The spec's header and the block/warp collective headers it includes (a base class's members:
+    WarpMergeSort inherits Sort/StableSort from BlockMergeSortStrategy in block_merge_sort.cuh)."""
+    include = header_bundle().include_dir
+    text = (include / spec.header).read_text(encoding="utf-8")
+    bases = re.findall(r"^#include <(cub/(?:block|warp)/\w+\.cuh)>", text, flags=re.M)
+    return "\n".join([text, *((include / h).read_text(encoding="utf-8") for h in bases)])
 
 
 @pytest.mark.parametrize("spec", _specs.all_primitives(), ids=lambda s: s.name)

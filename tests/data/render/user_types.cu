@@ -3,6 +3,7 @@
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_histogram.cuh>
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_run_length_decode.cuh>
@@ -11,6 +12,7 @@
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_exchange.cuh>
 #include <cub/warp/warp_load.cuh>
+#include <cub/warp/warp_merge_sort.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cub/warp/warp_store.cuh>
