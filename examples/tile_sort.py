@@ -1,9 +1,10 @@
-"""Sort fixed-size segments of a large array, keys with their values (block radix sort).
+"""Sort fixed-size segments of a large array, keys with their values (block radix sort), and argsort them.
 
 Each block loads one tile of ``THREADS * ITEMS`` keys and their values, sorts the pairs with
 ``coop.block.radix_sort`` and stores them back: every tile of the output is sorted, and each value
-still travels with its key. With a GPU it runs the kernel against NumPy's stable sort and prints
-PASS or FAIL; without one it compiles it for sm_90.
+still travels with its key. A second kernel argsorts each tile of float keys with ``coop.block.argsort``:
+it writes, for every sorted position, the key's index in the whole array. With a GPU it runs both kernels
+against NumPy's stable sort and prints PASS or FAIL; without one it compiles them for sm_90.
 """
 
 from __future__ import annotations
@@ -35,6 +36,24 @@ def sort_tiles(keys_in, values_in, keys_out, values_out):
 # example-end block_radix_sort
 
 
+# example-begin block_argsort
+@cuda.jit
+def argsort_tiles(keys_in, order_out):
+    """order_out[tile] = the array indices of the tile's float32 keys, largest key first (stable)."""
+    keys = cuda.local.array(ITEMS, np.float32)
+    order = cuda.local.array(ITEMS, np.int64)
+    base = cuda.blockIdx.x * TILE
+    coop.block.load(keys_in, keys, offset=base, algorithm="transpose")
+    coop.block.argsort(keys, order, descending=True, base=base, output="striped")
+    coop.block.store(order_out, order, offset=base, algorithm="striped")  # striped: coalesced, no exchange
+# example-end block_argsort
+
+
+def _expected(keys: np.ndarray, tiles: int, descending: bool = False) -> np.ndarray:
+    k = keys.reshape(tiles, TILE)
+    return np.argsort(-k if descending else k, axis=1, kind="stable")
+
+
 def run_on_gpu(tiles: int = 64) -> bool:
     rng = np.random.default_rng()
     keys = rng.integers(0, 2**32, tiles * TILE, dtype=np.uint64).astype(np.uint32)
@@ -43,12 +62,20 @@ def run_on_gpu(tiles: int = 64) -> bool:
     keys_out = cuda.to_device(np.zeros_like(keys))
     values_out = cuda.to_device(np.full_like(values, -1))
     sort_tiles[tiles, THREADS](cuda.to_device(keys), cuda.to_device(values), keys_out, values_out)
-    order = np.argsort(keys.reshape(tiles, TILE), axis=1, kind="stable")
+    order = _expected(keys, tiles)
     expected_keys = np.take_along_axis(keys.reshape(tiles, TILE), order, axis=1).ravel()
     expected_values = np.take_along_axis(values.reshape(tiles, TILE), order, axis=1).ravel()
     ok = np.array_equal(keys_out.copy_to_host(), expected_keys)
     ok &= np.array_equal(values_out.copy_to_host(), expected_values)
     print(f"sort_tiles: {'ok' if ok else 'WRONG'}")
+
+    floats = rng.integers(-50, 50, tiles * TILE).astype(np.float32)  # many ties; no NaN or -0.0 here
+    order_out = cuda.to_device(np.full(floats.size, -1, np.int64))
+    argsort_tiles[tiles, THREADS](cuda.to_device(floats), order_out)
+    expected_order = (_expected(floats, tiles, descending=True) + np.arange(tiles)[:, None] * TILE).ravel()
+    good = np.array_equal(order_out.copy_to_host(), expected_order)
+    print(f"argsort_tiles: {'ok' if good else 'WRONG'}")
+    ok &= good
     print("PASS" if ok else "FAIL")
     return bool(ok)
 
@@ -59,6 +86,8 @@ def compile_only() -> bool:
     u32, i32 = types.uint32[::1], types.int32[::1]
     compiled = compile_kernel(sort_tiles, (u32, i32, u32, i32), block=THREADS, arch="sm_90")
     print(f"compiled sort_tiles for sm_90: {compiled.resource_usage().get('reg', 0)} registers")
+    compiled = compile_kernel(argsort_tiles, (types.float32[::1], types.int64[::1]), block=THREADS, arch="sm_90")
+    print(f"compiled argsort_tiles for sm_90: {compiled.resource_usage().get('reg', 0)} registers")
     print("No GPU here: compiled, not launched.")
     return True
 

@@ -68,6 +68,7 @@ __all__ = [
 
 _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_adjacent_difference",
+    "block_argsort",
     "block_discontinuity",
     "block_exchange",
     "block_histogram",
@@ -78,6 +79,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_run_length_decode",
     "block_scan",
     "block_shuffle",
+    "block_top_k",
     "warp_exchange",
     "warp_load_store",
     "warp_merge_sort",

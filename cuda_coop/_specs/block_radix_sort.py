@@ -1,9 +1,25 @@
 """``cub::BlockRadixSort``: sort a tile of keys (and values) by their bits.
 
-Keys sort by CUB's radix order: integers numerically, floating-point keys by their bit pattern made
-order-preserving (negative values before positive ones; -0.0 and +0.0 compare equal; NaNs after
-+inf, or before -inf when the sign bit is set). The sort is stable. ``begin_bit``/``end_bit`` restrict
-the bits that are compared (``[begin_bit, end_bit)``), e.g. to sort by a key's low byte only.
+Key order (read from CUB 3.6: ``cub::Traits<T>::TwiddleIn`` in ``cub/util_type.cuh`` and
+``BaseDigitExtractor::ProcessFloatMinusZero`` in ``cub/block/radix_rank_sort_operations.cuh``). Before the
+passes CUB maps each key to an unsigned "bit-ordered" integer of the same width and sorts those:
+
+- unsigned integers: the bits themselves (numeric order);
+- signed integers: the sign bit flipped (numeric order, negatives first);
+- float32/float64: all bits flipped when the sign bit is set, else only the sign bit. Ascending, that is
+  ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf < +NaN``: a NaN sorts by its sign bit and payload (a
+  NaN with the sign bit set before -inf, one without after +inf; NaNs of one sign ordered by payload,
+  the sign-set ones with the larger payload first). -0.0 and +0.0 are one key: the digit extractor reads
+  -0.0 as +0.0, so the two keep their input order (the sort is stable) and each keeps its own sign.
+  Descending is exactly the reverse order, ties still in input order.
+
+``begin_bit``/``end_bit`` select bits ``[begin_bit, end_bit)`` of that bit-ordered form (for signed
+integers and floats the top bit is the flipped sign bit; for a negative float every bit is flipped).
+CUB runs ``ceil((end_bit - begin_bit) / radix_bits)`` passes and at least one: ``begin_bit == end_bit``
+compares nothing and leaves the tile in input order (still rearranged to ``output``);
+``begin_bit > end_bit`` is undefined in CUB (a negative digit width) and must not be passed.
+float16/bfloat16 keys are not offered yet: they come with the later dtype issue that gives the DSL
+per-thread arrays of them.
 """
 
 from __future__ import annotations
@@ -11,6 +27,8 @@ from __future__ import annotations
 from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array
 from ._model import (
     ArgKind,
+    Binding,
+    Constraint,
     CubEnum,
     Method,
     Overload,
@@ -24,7 +42,28 @@ from ._registry import register_primitive
 from ._types import NONE_TYPE
 from .block_scan import BlockScanAlgorithm
 
-__all__ = ["BLOCK_RADIX_SORT", "SortOutput"]
+__all__ = [
+    "BEGIN_BIT",
+    "BLOCK_RADIX_SORT",
+    "DESCENDING",
+    "END_BIT",
+    "INNER_SCAN_ALGORITHM",
+    "KEY_ORDER_DOC",
+    "KEY_TYPE",
+    "MEMOIZE_OUTER_SCAN",
+    "OUTPUT",
+    "RADIX_BITS",
+    "SORT_CONSTRAINTS",
+    "SortOutput",
+    "sort_storage_bytes",
+    "storage_constraint",
+]
+
+KEY_ORDER_DOC = (
+    "Keys sort in CUB's radix order: integers numerically; floats as -NaN < -inf < ... < -0.0 == +0.0 < ... < "
+    "+inf < +NaN (a NaN goes by its sign bit; -0.0 and +0.0 tie and keep their input order and their signs). "
+    "The sort is stable, descending too."
+)
 
 
 class SortOutput(CubEnum):
@@ -46,7 +85,8 @@ class SortOutput(CubEnum):
 
 
 KEY_TYPE = TemplateParam(
-    name="dtype", cpp="KeyT", kind=TParamKind.TYPE, kinds=("int", "uint", "float"), doc="Type of the keys."
+    name="dtype", cpp="KeyT", kind=TParamKind.TYPE, kinds=("int", "uint", "float"),
+    doc="Type of the keys: any integer type, float32 or float64.",
 )
 VALUE_TYPE = TemplateParam(
     name="value_type",
@@ -58,7 +98,7 @@ VALUE_TYPE = TemplateParam(
 )
 RADIX_BITS = TemplateParam(
     name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
-    doc="Bits sorted per pass (CUB's default 4).",
+    doc="Bits sorted per pass (CUB's default 4; at least 1).",
 )
 DESCENDING = TemplateParam(
     name="descending", cpp="SortDescending", kind=TParamKind.BOOL, optional=True, default=False,
@@ -96,17 +136,66 @@ SMEM_CONFIG = TemplateParam(
 _KEYS = array("keys", inout=True, doc="This thread's keys, a ``cuda.local.array(N, dtype)``; sorted in place.")
 _VALUES = array(
     "values", "value_type", inout=True,
-    doc="This thread's values (a ``cuda.local.array(N, <type>)``), moved with their keys.",
+    doc="This thread's values (a ``cuda.local.array(N, <type>)`` of any dtype), moved with their keys.",
 )
-_BEGIN = Param(
+BEGIN_BIT = Param(
     name="begin_bit", kind=ArgKind.SCALAR, type="int32", default=0, bounds=(0, "bits(dtype)"),
-    doc="Least significant key bit compared (default 0).",
+    doc="Least significant bit of the bit-ordered key that is compared (default 0); an int32 value.",
 )
-_END = Param(
+END_BIT = Param(
     name="end_bit", kind=ArgKind.SCALAR, type="int32", default="bits(dtype)", bounds=(0, "bits(dtype)"),
-    doc="One past the most significant key bit compared (default: all the key's bits).",
+    doc="One past the most significant bit compared (default: all the key's bits); an int32 value, "
+    "never below ``begin_bit`` (``begin_bit == end_bit`` leaves the tile in input order).",
 )
 _TPARAMS = (ITEMS_PER_THREAD, DESCENDING, OUTPUT)
+
+SHARED_BYTES = 48 * 1024
+
+
+def sort_storage_bytes(b: Binding, value_ref: str = "value_type") -> int:
+    """A lower bound of ``BlockRadixSort``'s TempStorage in bytes (exact for its exchange part).
+
+    The storage is the union of BlockExchange of the keys and of the values (``(tile + padding) * size``,
+    padding one item per 32 when N > 4 is a power of two) and BlockRadixRank (``(2**max(radix_bits-1, 0) + 1)``
+    packed 4-byte counters per thread, plus a small block scan this bound leaves out).
+    """
+    n, threads = int(b.values["items_per_thread"]), b.block_threads
+    tile = threads * n
+    pad = tile >> 5 if n > 4 and n & (n - 1) == 0 else 0
+    sizes = [b.type_of("dtype").size]
+    value = b.values.get(value_ref)
+    if value is not None and value is not NONE_TYPE:
+        sizes.append(b.type_of(value_ref).size)
+    lanes = 1 << max(int(b.values["radix_bits"]) - 1, 0)
+    return max((tile + pad) * max(sizes), (lanes + 1) * threads * 4)
+
+
+def storage_constraint(value_ref: str) -> Constraint:
+    """The tile's sort storage (``sort_storage_bytes``) fits the 48 KiB a block may have."""
+
+    def check(b: Binding) -> bool:
+        return sort_storage_bytes(b, value_ref) <= SHARED_BYTES
+
+    return Constraint(
+        check=check,
+        message="{primitive}: a tile of {block_threads} threads x items_per_thread={items_per_thread} keys of "
+        "{dtype} and their values, with radix_bits={radix_bits}, needs more than the 48 KiB of shared "
+        "memory a block may have for the sort's exchanges and digit counters; use fewer items per "
+        "thread, a smaller block, narrower keys/values or fewer radix_bits",
+    )
+
+
+SORT_CONSTRAINTS = (
+    Constraint(
+        check=lambda b: b.type_of("dtype").name not in ("float16", "bfloat16"),
+        message="keys of {dtype} are not supported yet (float16/bfloat16 keys come with a later dtype issue); "
+        "sort float32 keys instead",
+    ),
+    Constraint(
+        check=lambda b: int(b.values["radix_bits"]) >= 1,
+        message="radix_bits={radix_bits} must be at least 1 (CUB sorts radix_bits bits per pass)",
+    ),
+)
 
 BLOCK_RADIX_SORT = register_primitive(
     PrimitiveSpec(
@@ -135,13 +224,15 @@ BLOCK_RADIX_SORT = register_primitive(
                     "output": {SortOutput.SORT_OUTPUT_BLOCKED: "", SortOutput.SORT_OUTPUT_STRIPED: "BlockedToStriped"},
                 },
                 overloads=(
-                    Overload(name="keys", params=(_KEYS, _BEGIN, _END), tparams=_TPARAMS),
-                    Overload(name="pairs", params=(_KEYS, _VALUES, _BEGIN, _END), tparams=_TPARAMS),
+                    Overload(name="keys", params=(_KEYS, BEGIN_BIT, END_BIT), tparams=_TPARAMS),
+                    Overload(name="pairs", params=(_KEYS, _VALUES, BEGIN_BIT, END_BIT), tparams=_TPARAMS),
                 ),
-                doc="Sort the block's tile of keys (and values).",
+                doc="Sort the block's tile of keys (and values). " + KEY_ORDER_DOC,
             ),
         ),
-        doc="Block-wide radix sort (``cub::BlockRadixSort``) of per-thread arrays.",
+        constraints=(*SORT_CONSTRAINTS, storage_constraint("value_type")),
+        doc="Block-wide radix sort (``cub::BlockRadixSort``) of per-thread arrays. " + KEY_ORDER_DOC
+        + " float16/bfloat16 keys come with a later dtype issue.",
         example="block_radix_sort",
     )
 )

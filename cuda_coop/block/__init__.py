@@ -26,7 +26,9 @@ from ._primitives import load as load
 from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
+from ._radix_sort import argsort as argsort
 from ._radix_sort import radix_sort as radix_sort
+from ._radix_sort import top_k as top_k
 from ._run_length_decode import run_length_decode as run_length_decode
 from ._shuffle import shuffle_down as shuffle_down
 from ._shuffle import shuffle_offset as shuffle_offset
@@ -34,6 +36,7 @@ from ._shuffle import shuffle_rotate as shuffle_rotate
 from ._shuffle import shuffle_up as shuffle_up
 
 __all__ = [
+    "argsort",
     "blocked_to_striped",
     "blocked_to_warp_striped",
     "exclusive_scan",
@@ -65,6 +68,7 @@ __all__ = [
     "subtract_right",
     "subtract_right_partial_tile",
     "sum",
+    "top_k",
     "warp_striped_to_blocked",
 ]
 

@@ -1,7 +1,12 @@
-"""Block-wide radix sort (CUB ``cub::BlockRadixSort``): sort the block's tile of keys, and values.
+"""Block-wide radix sorting (CUB ``cub::BlockRadixSort``) and cuda-coop's compositions of it: sort a tile of
+keys (and values), argsort it, take its top k.
 
 Each thread holds N keys in a ``cuda.local.array(N, dtype)`` (and N values); the tile is the block's
-``block_threads * N`` keys, in blocked order on input. The sort is stable and in place.
+``block_threads * N`` keys, in blocked order on input (thread ``t`` holds tile positions ``t*N .. t*N+N-1``).
+Keys are any integer type, float32 or float64 (float16/bfloat16 keys come with a later dtype issue). The
+order is CUB's radix order: integers numerically, floats ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf <
++NaN`` (-0.0 and +0.0 tie and keep their input order); every sort here is stable, descending too. CUB has
+no warp radix sort, so there are no warp versions.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._dsl._primitive import primitive
+
+__all__ = ["argsort", "radix_sort", "top_k"]
 
 
 @primitive("block_radix_sort", "radix_sort", module="block")
@@ -28,5 +35,54 @@ def radix_sort(
     """Sort the block's tile of ``keys`` (with their ``values``) by the key bits ``[begin_bit, end_bit)``.
 
     After the call thread ``t`` holds the sorted positions ``t*N .. t*N+N-1`` (``output="blocked"``)
-    or ``t, t + block_threads, ...`` (``output="striped"``).
+    or ``t, t + block_threads, ...`` (``output="striped"``). The bits are those of CUB's order-preserving
+    form of the key (signed integers and floats have their sign bit flipped, negative floats all bits);
+    ``begin_bit``/``end_bit`` may be runtime int32 values, constants are checked against the key's width;
+    ``begin_bit == end_bit`` keeps the input order and ``begin_bit > end_bit`` is undefined in CUB.
+    """
+
+
+@primitive("block_argsort", "argsort", module="block")
+def argsort(
+    keys: Any,
+    indices: Any,
+    *,
+    descending: bool = False,
+    base: int = 0,
+    begin_bit: int = 0,
+    end_bit: int | None = None,
+    output: str = "blocked",
+    radix_bits: int = 4,
+    memoize_outer_scan: bool = True,
+    inner_scan_algorithm: str = "warp_scans",
+    items_per_thread: int | None = None,
+) -> None:
+    """Fill ``indices`` with ``base`` + each key's tile position and sort them with the keys, stably.
+
+    Afterwards the tile of ``indices`` (arranged as ``output``) is ``np.argsort(tile, kind="stable") + base``
+    (for ``descending``, ties still in input order) and ``keys`` is sorted as by ``radix_sort``. ``indices``
+    is a ``cuda.local.array(N, <any integer type>)``; its input is ignored.
+    """
+
+
+@primitive("block_top_k", "top_k", module="block")
+def top_k(
+    keys: Any,
+    k: Any,
+    out_keys: Any,
+    values: Any = None,
+    out_values: Any = None,
+    *,
+    largest: bool = True,
+    offset: int = 0,
+    radix_bits: int = 4,
+    memoize_outer_scan: bool = True,
+    inner_scan_algorithm: str = "warp_scans",
+    items_per_thread: int | None = None,
+) -> None:
+    """Write the tile's ``k`` largest keys (``largest=False``: smallest), in order, to
+    ``out_keys[offset : offset + k]`` and their values to ``out_values[offset : offset + k]``.
+
+    ``k`` is clamped to ``[0, tile]``; ties keep input order; ``keys`` and ``values`` are not changed.
+    Built on a block radix sort rather than CCCL's internal ``cub::detail::block_topk`` (see the docs).
     """

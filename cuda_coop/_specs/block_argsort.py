@@ -1,0 +1,167 @@
+"""``cuda_coop::BlockArgsort``: the permutation that sorts a block's tile, a cuda-coop composition of
+``cub::BlockRadixSort``.
+
+``indices`` receives ``base + t*N + i`` (each key's blocked tile position, offset by ``base``) and the
+(key, index) pairs are sorted by key with ``cub::BlockRadixSort``, stably: afterwards thread ``t``'s
+``indices`` are the tile positions of the sorted keys, as ``np.argsort(tile, kind="stable") + base``
+(descending: ties still in input order). Key order, bit ranges and float handling are those of
+``coop.block.radix_sort``.
+"""
+
+from __future__ import annotations
+
+from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array
+from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._registry import register_primitive
+from .block_radix_sort import (
+    BEGIN_BIT,
+    DESCENDING,
+    END_BIT,
+    INNER_SCAN_ALGORITHM,
+    KEY_ORDER_DOC,
+    KEY_TYPE,
+    MEMOIZE_OUTER_SCAN,
+    OUTPUT,
+    RADIX_BITS,
+    SORT_CONSTRAINTS,
+    SortOutput,
+    storage_constraint,
+)
+
+__all__ = ["BLOCK_ARGSORT", "SUPPORT"]
+
+SUPPORT = r"""
+namespace cuda_coop
+{
+// Stable argsort of a block's tile: indices = base + blocked tile position, sorted with the keys by
+// cub::BlockRadixSort of (key, index) pairs.
+template <typename KeyT,
+          int BlockDimX,
+          int ItemsPerThread,
+          typename IndexT,
+          int RadixBits                              = 4,
+          bool MemoizeOuterScan                      = true,
+          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
+          int BlockDimY                              = 1,
+          int BlockDimZ                              = 1>
+class BlockArgsort
+{
+  using RadixSortT = cub::BlockRadixSort<KeyT, BlockDimX, ItemsPerThread, IndexT, RadixBits, MemoizeOuterScan,
+                                         InnerScanAlgorithm, cudaSharedMemBankSizeFourByte, BlockDimY, BlockDimZ>;
+
+public:
+  using TempStorage = typename RadixSortT::TempStorage;
+
+private:
+  TempStorage& temp_storage;
+
+  __device__ __forceinline__ static void Fill(IndexT (&indices)[ItemsPerThread], long long base)
+  {
+    const long long first =
+      base + static_cast<long long>(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ)) * ItemsPerThread;
+#pragma unroll
+    for (int i = 0; i < ItemsPerThread; ++i)
+    {
+      indices[i] = static_cast<IndexT>(first + i);
+    }
+  }
+
+public:
+  __device__ __forceinline__ explicit BlockArgsort(TempStorage& temp_storage)
+      : temp_storage(temp_storage)
+  {}
+
+  __device__ __forceinline__ void
+  Argsort(KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
+  {
+    Fill(indices, base);
+    RadixSortT(temp_storage).Sort(keys, indices, begin_bit, end_bit);
+  }
+
+  __device__ __forceinline__ void ArgsortDescending(
+    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
+  {
+    Fill(indices, base);
+    RadixSortT(temp_storage).SortDescending(keys, indices, begin_bit, end_bit);
+  }
+
+  __device__ __forceinline__ void ArgsortBlockedToStriped(
+    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
+  {
+    Fill(indices, base);
+    RadixSortT(temp_storage).SortBlockedToStriped(keys, indices, begin_bit, end_bit);
+  }
+
+  __device__ __forceinline__ void ArgsortDescendingBlockedToStriped(
+    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
+  {
+    Fill(indices, base);
+    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys, indices, begin_bit, end_bit);
+  }
+};
+} // namespace cuda_coop
+"""
+
+INDEX_TYPE = TemplateParam(
+    name="index_type", cpp="IndexT", kind=TParamKind.TYPE, kinds=("int", "uint"),
+    doc="Integer type of the indices (bound from ``indices``); ``base + position`` is converted to it as C++ "
+    "converts integers (a narrow type wraps).",
+)
+_KEYS = array(
+    "keys", inout=True,
+    doc="This thread's keys, a ``cuda.local.array(N, dtype)``; sorted in place (as coop.block.radix_sort).",
+)
+_INDICES = array(
+    "indices", "index_type", inout=True,
+    doc="A ``cuda.local.array(N, <integer type>)``; its input is ignored: it receives ``base`` plus the tile "
+    "positions (blocked: ``t*N + i``) of this thread's sorted keys.",
+)
+_BASE = Param(
+    name="base", kind=ArgKind.SCALAR, type="int64", default=0,
+    doc="Added to every tile position (e.g. ``cuda.blockIdx.x * tile`` for positions in the whole array); an "
+    "int64 value.",
+)
+
+BLOCK_ARGSORT = register_primitive(
+    PrimitiveSpec(
+        name="block_argsort",
+        cub_class="cuda_coop::BlockArgsort",
+        header="cub/block/block_radix_sort.cuh",
+        scope=Scope.BLOCK,
+        tparams=(
+            KEY_TYPE,
+            BLOCK_DIMS[0],
+            ITEMS_PER_THREAD,
+            INDEX_TYPE,
+            RADIX_BITS,
+            MEMOIZE_OUTER_SCAN,
+            INNER_SCAN_ALGORITHM,
+            BLOCK_DIMS[1],
+            BLOCK_DIMS[2],
+        ),
+        methods=(
+            Method(
+                name="argsort",
+                cpp="Argsort{descending}{output}",
+                choices={
+                    "descending": {False: "", True: "Descending"},
+                    "output": {SortOutput.SORT_OUTPUT_BLOCKED: "", SortOutput.SORT_OUTPUT_STRIPED: "BlockedToStriped"},
+                },
+                overloads=(
+                    Overload(
+                        name="pairs",
+                        params=(_KEYS, _INDICES, _BASE, BEGIN_BIT, END_BIT),
+                        tparams=(ITEMS_PER_THREAD, DESCENDING, OUTPUT),
+                    ),
+                ),
+                doc="Fill ``indices`` with ``base`` + tile positions and sort them with the keys, stably. "
+                + KEY_ORDER_DOC,
+            ),
+        ),
+        constraints=(*SORT_CONSTRAINTS, storage_constraint("index_type")),
+        support=SUPPORT,
+        doc="Block-wide stable argsort: cuda-coop's composition of ``cub::BlockRadixSort`` over (key, index) "
+        "pairs. " + KEY_ORDER_DOC,
+        example="block_argsort",
+    )
+)

@@ -1,0 +1,192 @@
+"""``cuda_coop::BlockTopK``: the k largest (or smallest) keys of a block's tile, in order, with their values;
+a cuda-coop composition of ``cub::BlockRadixSort``.
+
+The tile is sorted (descending for ``largest=True``) into a striped arrangement and each thread writes its
+items of sorted rank ``r < k`` to ``out_keys[offset + r]`` (and ``out_values[offset + r]``): the stores of one
+rank row are coalesced and ``out_keys[offset : offset + k]`` holds the tile's top k in order. Ties keep input
+order (the sort is stable), so among equal keys the earlier tile positions are chosen. ``k`` is a runtime
+integer of any type, clamped to ``[0, tile]`` (``k >= tile`` writes the whole sorted tile, ``k <= 0``
+nothing). The caller's ``keys`` and ``values`` are not changed (the sort runs on a copy).
+
+Why not CCCL 3.6's ``cub::detail::block_topk``: it lives in CUB's internal ``detail`` namespace (no API or
+behaviour guarantee between CCCL releases), is undocumented, and its member templates take an ``IsFullTile``
+parameter and a layout the public spec model does not describe; a radix sort gives a documented, stable
+order (the same as ``coop.block.radix_sort``) for the cost of one block sort. There is no warp version:
+CUB has no warp radix sort.
+"""
+
+from __future__ import annotations
+
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array
+from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._registry import register_primitive
+from .block_radix_sort import (
+    INNER_SCAN_ALGORITHM,
+    KEY_ORDER_DOC,
+    KEY_TYPE,
+    MEMOIZE_OUTER_SCAN,
+    RADIX_BITS,
+    SORT_CONSTRAINTS,
+    VALUE_TYPE,
+    storage_constraint,
+)
+
+__all__ = ["BLOCK_TOP_K", "SUPPORT"]
+
+SUPPORT = r"""
+namespace cuda_coop
+{
+// The k largest (or smallest) keys of a block's tile, with their values, written in order to global or
+// shared memory: cub::BlockRadixSort into a striped arrangement, then each thread stores its ranks below k.
+template <typename KeyT,
+          int BlockDimX,
+          int ItemsPerThread,
+          typename ValueT                            = cub::NullType,
+          int RadixBits                              = 4,
+          bool MemoizeOuterScan                      = true,
+          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
+          int BlockDimY                              = 1,
+          int BlockDimZ                              = 1>
+class BlockTopK
+{
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+  using RadixSortT = cub::BlockRadixSort<KeyT, BlockDimX, ItemsPerThread, ValueT, RadixBits, MemoizeOuterScan,
+                                         InnerScanAlgorithm, cudaSharedMemBankSizeFourByte, BlockDimY, BlockDimZ>;
+
+public:
+  using TempStorage = typename RadixSortT::TempStorage;
+
+private:
+  TempStorage& temp_storage;
+  int linear_tid;
+
+  template <typename T>
+  __device__ __forceinline__ void Write(T (&items)[ItemsPerThread], int k, T* out, long long offset) const
+  {
+#pragma unroll
+    for (int i = 0; i < ItemsPerThread; ++i)
+    {
+      const int rank = i * BLOCK_THREADS + linear_tid;
+      if (rank < k)
+      {
+        out[offset + rank] = items[i];
+      }
+    }
+  }
+
+public:
+  __device__ __forceinline__ explicit BlockTopK(TempStorage& temp_storage)
+      : temp_storage(temp_storage)
+      , linear_tid(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ))
+  {}
+
+  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys);
+    Write(keys, k, out_keys, offset);
+  }
+
+  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    RadixSortT(temp_storage).SortBlockedToStriped(keys);
+    Write(keys, k, out_keys, offset);
+  }
+
+  __device__ __forceinline__ void TopKLargest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys, values);
+    Write(keys, k, out_keys, offset);
+    Write(values, k, out_values, offset);
+  }
+
+  __device__ __forceinline__ void TopKSmallest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    RadixSortT(temp_storage).SortBlockedToStriped(keys, values);
+    Write(keys, k, out_keys, offset);
+    Write(values, k, out_values, offset);
+  }
+};
+} // namespace cuda_coop
+"""
+
+LARGEST = TemplateParam(
+    name="largest", cpp="Largest", kind=TParamKind.BOOL, optional=True, default=True,
+    doc="The k largest keys, largest first (default); False: the k smallest, smallest first.",
+)
+_KEYS = array("keys", doc="This thread's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
+_VALUES = array(
+    "values", "value_type",
+    doc="This thread's values (a ``cuda.local.array(N, <type>)`` of any dtype; not changed); needs ``out_values``.",
+)
+_K = Param(
+    name="k", kind=ArgKind.SCALAR, type="count_type", count_limit="tile",
+    doc="How many keys to write: an integer of any type, clamped to [0, tile]; runtime values are fine.",
+)
+
+
+def _out(name: str, type_: str, what: str) -> Param:
+    return Param(
+        name=name, kind=ArgKind.POINTER, type=type_,
+        doc=f"A 1-D C-contiguous array (global or shared) receiving the top {what} at ``[offset, offset + k)``.",
+    )
+
+
+_OUT_KEYS = _out("out_keys", "dtype", "keys")
+_OUT_VALUES = _out("out_values", "value_type", "keys' values")
+_OFFSET = Param(
+    name="offset", kind=ArgKind.SCALAR, type="int64", default=0,
+    doc="Index of the first output element in ``out_keys``/``out_values`` (e.g. ``cuda.blockIdx.x * k``); an "
+    "int64 value.",
+)
+_TPARAMS = (ITEMS_PER_THREAD, COUNT_TYPE, LARGEST)
+
+BLOCK_TOP_K = register_primitive(
+    PrimitiveSpec(
+        name="block_top_k",
+        cub_class="cuda_coop::BlockTopK",
+        header="cub/block/block_radix_sort.cuh",
+        scope=Scope.BLOCK,
+        tparams=(
+            KEY_TYPE,
+            BLOCK_DIMS[0],
+            ITEMS_PER_THREAD,
+            VALUE_TYPE,
+            RADIX_BITS,
+            MEMOIZE_OUTER_SCAN,
+            INNER_SCAN_ALGORITHM,
+            BLOCK_DIMS[1],
+            BLOCK_DIMS[2],
+        ),
+        methods=(
+            Method(
+                name="top_k",
+                cpp="TopK{largest}",
+                choices={"largest": {False: "Smallest", True: "Largest"}},
+                overloads=(
+                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
+                    Overload(
+                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
+                    ),
+                ),
+                doc="Write the tile's k largest (or smallest) keys, in order, and their values. " + KEY_ORDER_DOC,
+            ),
+        ),
+        constraints=(*SORT_CONSTRAINTS, storage_constraint("value_type")),
+        support=SUPPORT,
+        doc="Block-wide top-k: cuda-coop's composition of ``cub::BlockRadixSort`` (CCCL's ``cub::detail::block_topk`` "
+        "is internal and undocumented). " + KEY_ORDER_DOC,
+        example="block_top_k",
+    )
+)
