@@ -1,0 +1,79 @@
+"""Draw the suite's results: an SVG of every case's cuda-coop / CUB ratio, and the table as CSV.
+
+    python benchmarks/plot.py [benchmarks/results/suite.json]
+
+Writes ``suite.svg`` and ``suite.csv`` next to the JSON (docs/performance.rst shows both). Plain
+SVG, no plotting library: the figure is a deterministic function of the JSON, so a test can check that
+the committed files were drawn from the committed data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT = Path(__file__).resolve().parent / "results" / "suite.json"
+BAR_H, GAP, LEFT, WIDTH = 14, 4, 260, 760
+LOW, HIGH = 0.90, 1.10
+"""Ratio axis; bars are clipped to it (the CSV has the exact figures)."""
+
+
+def _x(ratio: float) -> float:
+    clipped = min(max(ratio, LOW), HIGH)
+    return LEFT + (clipped - LOW) / (HIGH - LOW) * (WIDTH - LEFT - 20)
+
+
+def svg(result: dict[str, Any]) -> str:
+    """A horizontal bar per case: its ratio (left of 1.0 cuda-coop is faster), the 1.02 target marked."""
+    rows = result["rows"]
+    height = 60 + len(rows) * (BAR_H + GAP)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" '
+        'font-size="11">',
+        f'<text x="10" y="18" font-size="13">cuda-coop time / CUB C++ time ({result["device"]}, '
+        f'{result["date"][:10]}; median of {result["reps"]} samples)</text>',
+    ]
+    for ratio, label, dash in ((1.0, "1.00", ""), (1.02, "1.02", ' stroke-dasharray="4,3"')):
+        x = _x(ratio)
+        out.append(f'<line x1="{x:.1f}" y1="28" x2="{x:.1f}" y2="{height - 10}" stroke="#555"{dash}/>')
+        out.append(f'<text x="{x - 10:.1f}" y="40">{label}</text>')
+    for k, row in enumerate(rows):
+        y = 48 + k * (BAR_H + GAP)
+        x0, x1 = _x(1.0), _x(row["ratio"])
+        ok = row["cub_ok"] and row["coop_ok"]
+        color = "#c0392b" if not ok or row["ratio"] > 1.02 else "#2e86c1"
+        out.append(f'<text x="10" y="{y + BAR_H - 3}">{row["case"]}</text>')
+        out.append(
+            f'<rect x="{min(x0, x1):.1f}" y="{y}" width="{max(abs(x1 - x0), 1):.1f}" height="{BAR_H}" fill="{color}"/>'
+        )
+        out.append(f'<text x="{max(x0, x1) + 4:.1f}" y="{y + BAR_H - 3}">{row["ratio"]:.3f}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def table(result: dict[str, Any]) -> str:
+    """CSV: case, n, CUB ms, cuda-coop ms, ratio, both results checked."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked"])
+    for r in result["rows"]:
+        checked = "ok" if r["cub_ok"] and r["coop_ok"] else "WRONG"
+        writer.writerow([r["case"], r["n"], f"{r['cub_ms']:.4f}", f"{r['coop_ms']:.4f}", f"{r['ratio']:.3f}", checked])
+    return buf.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[0]) if argv else DEFAULT
+    result = json.loads(path.read_text())
+    path.with_suffix(".svg").write_text(svg(result))
+    path.with_suffix(".csv").write_text(table(result))
+    print(f"wrote {path.with_suffix('.svg')} and {path.with_suffix('.csv')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

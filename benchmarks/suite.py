@@ -1,0 +1,526 @@
+"""The benchmark suite: every primitive family against its CUB C++ twin, over dtypes x blocks x items.
+
+    python benchmarks/suite.py [--reps 30] [--out DIR] [--only SUBSTRING ...] [--quick]
+
+For each case (family, dtype, threads per block, items per thread, n items) it builds the cuda-coop
+kernel (a kernel factory below) and its twin (a template in suite_twins.cuh instantiated in an
+``extern "C"`` kernel with ``__launch_bounds__(threads)``, as cuda-coop gives its kernels; one nvcc
+-cubin against the CCCL that cuda-coop bundles). Both run on the same data, alternating on one stream;
+each sample is the mean of BATCH back-to-back launches between events, the figure the median of
+--reps samples. Before timing, both results are checked against NumPy over EVERY tile.
+
+Writes ``suite.json`` (machine, date, versions, one row per case) to --out and prints the table;
+``benchmarks/plot.py`` draws the plot from the JSON. Triton's ``tl.sort`` of the same tiles is recorded
+next to the radix-sort cases when Triton and PyTorch are importable (context, not a target).
+Needs a GPU; exits 1 if any result is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from numba_cuda_mlir import cuda
+
+import cuda.coop as coop
+
+HERE = Path(__file__).resolve().parent
+BATCH = 10
+CPP = {"int8": "signed char", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
+       "uint32": "unsigned int", "int64": "long long"}
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    dtype: str
+    threads: int
+    items: int
+    log2n: int = 28
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}_{self.dtype}_{self.threads}x{self.items}"
+
+    @property
+    def tile(self) -> int:
+        return self.threads * self.items
+
+    @property
+    def n(self) -> int:
+        return (1 << self.log2n) // self.tile * self.tile
+
+    @property
+    def tiles(self) -> int:
+        return self.n // self.tile
+
+
+# --- cuda-coop kernels, one factory per family ---------------------------------------------------------
+
+
+def _reduce(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(x, partial):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+        total = coop.block.sum(items)
+        if cuda.threadIdx.x == 0:
+            partial[cuda.blockIdx.x] = total
+
+    return kernel
+
+
+def _scan(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(x, y):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+        coop.block.inclusive_sum(items)
+        coop.block.store(y, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+
+    return kernel
+
+
+def _exchange(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(x, y):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+        coop.block.blocked_to_striped(items)
+        coop.block.store(y, items, offset=cuda.blockIdx.x * tile, algorithm="striped")
+
+    return kernel
+
+
+def _minus(a, b):
+    return a - b
+
+
+def _differs(a, b):
+    return a != b
+
+
+def _adjacent_difference(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(x, y):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+        coop.block.subtract_left(items, _minus)
+        coop.block.store(y, items, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+
+    return kernel
+
+
+def _discontinuity(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(x, flags):
+        items = cuda.local.array(n_items, dt)
+        heads = cuda.local.array(n_items, np.int32)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+        coop.block.flag_heads(items, heads, _differs)
+        coop.block.store(flags, heads, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+
+    return kernel
+
+
+def _histogram(algorithm: str) -> Callable[[Case], Callable]:
+    def factory(c: Case) -> Callable:
+        n_items, tile = c.items, c.tile
+
+        @cuda.jit
+        def kernel(data, hist):
+            samples = cuda.local.array(n_items, np.uint8)
+            counts = cuda.shared.array(256, np.uint32)
+            coop.block.load(data, samples, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+            coop.block.histogram(samples, counts, bins=256, algorithm=algorithm)
+            cuda.syncthreads()
+            cuda.atomic.add(hist, cuda.threadIdx.x, counts[cuda.threadIdx.x])
+
+        return kernel
+
+    return factory
+
+
+def _radix_sort(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(keys_in, keys_out):
+        keys = cuda.local.array(n_items, dt)
+        coop.block.load(keys_in, keys, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+        coop.block.radix_sort(keys)
+        coop.block.store(keys_out, keys, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+
+    return kernel
+
+
+def _radix_sort_pairs(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(keys_in, values_in, keys_out, values_out):
+        keys = cuda.local.array(n_items, dt)
+        values = cuda.local.array(n_items, dt)
+        offset = cuda.blockIdx.x * tile
+        coop.block.load(keys_in, keys, offset=offset, algorithm="transpose")
+        coop.block.load(values_in, values, offset=offset, algorithm="transpose")
+        coop.block.radix_sort(keys, values)
+        coop.block.store(keys_out, keys, offset=offset, algorithm="transpose")
+        coop.block.store(values_out, values, offset=offset, algorithm="transpose")
+
+    return kernel
+
+
+def _merge_sort(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+    @cuda.jit
+    def kernel(keys_in, keys_out):
+        keys = cuda.local.array(n_items, dt)
+        coop.block.load(keys_in, keys, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+        coop.block.merge_sort(keys, "<")
+        coop.block.store(keys_out, keys, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+
+    return kernel
+
+
+def _warp_reduce(c: Case) -> Callable:
+    n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+    warps = c.threads // 32
+
+    @cuda.jit
+    def kernel(x, partial):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="vectorize")
+        total = coop.warp.sum(items)
+        if cuda.threadIdx.x % 32 == 0:
+            partial[cuda.blockIdx.x * warps + cuda.threadIdx.x // 32] = total
+
+    return kernel
+
+
+# --- data, twins and checks ------------------------------------------------------------------------------
+
+
+def _values(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Values spanning the type where sums stay exact enough to compare (ints wrap like the GPU's)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.uniform(-1.0, 1.0, n).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64 if dt.kind == "i" else np.uint64).astype(dt)
+
+
+def _tiles(c: Case, a: np.ndarray) -> np.ndarray:
+    return a.reshape(c.tiles, -1)
+
+
+def _close(c: Case, got: np.ndarray, want: np.ndarray, terms: int) -> bool:
+    if np.dtype(c.dtype).kind != "f":
+        return bool(np.array_equal(got, want))
+    eps = float(np.finfo(np.dtype(c.dtype)).eps)
+    return bool(np.allclose(got, want, rtol=0, atol=4 * eps * terms))
+
+
+Setup = tuple[list[np.ndarray], list[np.ndarray], Callable[[list[np.ndarray]], bool]]
+"""(inputs, output buffers, check(outputs) -> bool) of a case, host side."""
+
+
+def _reduction(c: Case, rng: np.random.Generator, terms: int) -> Setup:
+    """Sums of consecutive runs of ``terms`` items (a tile, or a warp's share of it)."""
+    x, dt = _values(c.dtype, c.n, rng), np.dtype(c.dtype)
+    want = x.reshape(-1, terms).sum(axis=1, dtype=np.float64 if dt.kind == "f" else dt).astype(dt)
+    return [x], [np.zeros(want.size, dt)], lambda out: _close(c, out[0], want, terms)
+
+
+def _scan_setup(c: Case, rng: np.random.Generator) -> Setup:
+    x, dt = _values(c.dtype, c.n, rng), np.dtype(c.dtype)
+    want = np.cumsum(_tiles(c, x), axis=1, dtype=np.float64 if dt.kind == "f" else dt).astype(dt).ravel()
+    return [x], [np.zeros(c.n, dt)], lambda out: _close(c, out[0], want, c.tile)
+
+
+def _copy_setup(c: Case, rng: np.random.Generator) -> Setup:
+    x = _values(c.dtype, c.n, rng)
+    return [x], [np.zeros_like(x)], lambda out: bool(np.array_equal(out[0], x))
+
+
+def _difference_setup(c: Case, rng: np.random.Generator) -> Setup:
+    t = _tiles(c, _values(c.dtype, c.n, rng))
+    want = np.concatenate([t[:, :1], (t[:, 1:] - t[:, :-1])], axis=1).ravel()
+    return [t.ravel()], [np.zeros_like(want)], lambda out: bool(np.array_equal(out[0], want))
+
+
+def _heads_setup(c: Case, rng: np.random.Generator) -> Setup:
+    t = _tiles(c, (_values(c.dtype, c.n, rng) % 4).astype(c.dtype))  # runs of equal items
+    want = np.concatenate([np.ones((c.tiles, 1), np.int32), (t[:, 1:] != t[:, :-1]).astype(np.int32)], axis=1)
+    return [t.ravel()], [np.zeros(c.n, np.int32)], lambda out: bool(np.array_equal(out[0], want.ravel()))
+
+
+def _histogram_setup(c: Case, rng: np.random.Generator) -> Setup:
+    data = rng.integers(0, 256, c.n, dtype=np.uint8)
+    want = np.bincount(data, minlength=256).astype(np.uint32)
+    return [data], [np.zeros(256, np.uint32)], lambda out: bool(np.array_equal(out[0], want))
+
+
+def _sort_setup(c: Case, rng: np.random.Generator) -> Setup:
+    x = _values(c.dtype, c.n, rng)
+    want = np.sort(_tiles(c, x), axis=1, kind="stable").ravel()
+    return [x], [np.zeros_like(x)], lambda out: bool(np.array_equal(out[0], want))
+
+
+def _pairs_setup(c: Case, rng: np.random.Generator) -> Setup:
+    x, v = _values(c.dtype, c.n, rng), np.arange(c.n, dtype=np.int64).astype(c.dtype)
+    order = np.argsort(_tiles(c, x), axis=1, kind="stable")
+    want_k = np.take_along_axis(_tiles(c, x), order, axis=1).ravel()
+    want_v = np.take_along_axis(_tiles(c, v), order, axis=1).ravel()
+    return [x, v], [np.zeros_like(x), np.zeros_like(v)], lambda out: bool(
+        np.array_equal(out[0], want_k) and np.array_equal(out[1], want_v)
+    )
+
+
+@dataclass(frozen=True)
+class Family:
+    factory: Callable[[Case], Callable]
+    setup: Callable[[Case, np.random.Generator], Setup]
+    twin: str
+    """The twin's template call, formatted with ``t`` (C++ type), ``b`` (threads) and ``i`` (items)."""
+    params: tuple[str, ...]
+    """The twin's parameter types, formatted likewise."""
+
+
+_IN_OUT = ("const {t}*", "{t}*")
+_HIST = ("const unsigned char*", "unsigned*")
+FAMILIES: dict[str, Family] = {
+    "reduce": Family(_reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}>", _IN_OUT),
+    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}>", _IN_OUT),
+    "exchange": Family(_exchange, _copy_setup, "twins::exchange<{t}, {b}, {i}>", _IN_OUT),
+    "adjacent_difference": Family(
+        _adjacent_difference, _difference_setup, "twins::adjacent_difference<{t}, {b}, {i}>", _IN_OUT
+    ),
+    "discontinuity": Family(
+        _discontinuity, _heads_setup, "twins::discontinuity<{t}, {b}, {i}>", ("const {t}*", "int*")
+    ),
+    "histogram_sort": Family(
+        _histogram("sort"), _histogram_setup, "twins::histogram<{b}, {i}, cub::BLOCK_HISTO_SORT>", _HIST
+    ),
+    "histogram_atomic": Family(
+        _histogram("atomic"), _histogram_setup, "twins::histogram<{b}, {i}, cub::BLOCK_HISTO_ATOMIC>", _HIST
+    ),
+    "radix_sort": Family(_radix_sort, _sort_setup, "twins::radix_sort_keys<{t}, {b}, {i}>", _IN_OUT),
+    "radix_sort_pairs": Family(
+        _radix_sort_pairs, _pairs_setup, "twins::radix_sort<{t}, {t}, {b}, {i}>", ("const {t}*", *_IN_OUT, "{t}*")
+    ),
+    "merge_sort": Family(_merge_sort, _sort_setup, "twins::merge_sort<{t}, {b}, {i}>", _IN_OUT),
+    "warp_reduce": Family(
+        _warp_reduce, lambda c, r: _reduction(c, r, 32 * c.items), "twins::warp_reduce<{t}, {b}, {i}>", _IN_OUT
+    ),
+}
+
+
+def _twin_source(cases_: list[Case]) -> str:
+    out = ['#include "suite_twins.cuh"\n']
+    for c in cases_:
+        fam, fmt = FAMILIES[c.family], {"t": CPP[c.dtype], "b": c.threads, "i": c.items}
+        params = [p.format(**fmt) for p in fam.params]
+        formals = ", ".join(f"{p} a{k}" for k, p in enumerate(params))
+        call = f"{fam.twin.format(**fmt)}({', '.join(f'a{k}' for k in range(len(params)))});"
+        out.append(f'extern "C" __global__ void __launch_bounds__({c.threads}) {c.name}({formals})\n{{\n  {call}\n}}\n')
+    return "\n".join(out)
+
+
+def cases(quick: bool = False) -> list[Case]:
+    """The suite: a dtype x block x items matrix for reduce and scan, one or a few shapes for the rest."""
+    dtypes = ("int8", "int32", "float32", "float64")
+    blocks = (128, 256) if quick else (128, 256, 1024)
+    items = (4, 16)
+    out = [
+        Case(f, d, b, i)
+        for f in ("reduce", "scan")
+        for d in dtypes
+        for b in blocks
+        for i in items
+        if b * i * np.dtype(d).itemsize * 33 // 32 <= 48 * 1024  # the transposing load's padded tile fits
+    ]
+    out += [Case("exchange", d, 256, 16) for d in ("int32", "float64")]
+    out += [Case("adjacent_difference", "int32", 256, 16), Case("discontinuity", "int32", 256, 16)]
+    out += [Case("histogram_sort", "uint8", 256, 16), Case("histogram_atomic", "uint8", 256, 16)]
+    out += [Case("warp_reduce", "float32", 256, 16)]
+    out += [Case("radix_sort", "uint32", 256, 8, 26), Case("radix_sort_pairs", "uint32", 256, 8, 26)]
+    if hasattr(coop.block, "merge_sort"):
+        out.append(Case("merge_sort", "float32", 256, 8, 26))
+    return out
+
+
+# --- build, time, report -------------------------------------------------------------------------------------
+
+
+def build_twins(cases_: list[Case], out: Path) -> Path:
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    bundle = coop.header_bundle()
+    major, minor, patch = (int(p) for p in bundle.provenance.cccl_version.split("."))
+    cc = cuda.get_current_device().compute_capability
+    src = out / "suite_twins.cu"
+    src.write_text(_twin_source(cases_))
+    cubin = out / "suite_twins.cubin"
+    subprocess.run(
+        [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", f"-I{bundle.include_dir}", f"-I{HERE}",
+         f"-DEXPECTED_CCCL_VERSION={major * 1000000 + minor * 1000 + patch}", "-cubin", "-o", str(cubin), str(src)],
+        check=True,
+    )
+    return cubin
+
+
+def _pointer(array) -> np.uint64:
+    return np.uint64(array.__cuda_array_interface__["data"][0])
+
+
+def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator) -> dict[str, object]:
+    from cuda.core import EventOptions, LaunchConfig, launch
+
+    on_stream = cuda.external_stream(int(stream.handle))
+    inputs, outputs, check = FAMILIES[c.family].setup(c, rng)
+    d_in = [cuda.to_device(a) for a in inputs]
+    d_out = [cuda.to_device(a) for a in outputs]
+    args = [*d_in, *d_out]
+    kernel = FAMILIES[c.family].factory(c)
+    twin_kernel = module.get_kernel(c.name)
+    config = LaunchConfig(grid=c.tiles, block=c.threads)
+
+    def cub_launch() -> None:
+        launch(stream, config, twin_kernel, *(_pointer(a) for a in args))
+
+    def coop_launch() -> None:
+        kernel[c.tiles, c.threads, on_stream](*args)
+
+    start = time.perf_counter()
+    coop_launch()
+    stream.sync()
+    compile_s = time.perf_counter() - start
+    checks = []
+    for launch_once in (cub_launch, coop_launch):
+        for buf, host in zip(d_out, outputs, strict=True):
+            buf.copy_to_device(host)
+        launch_once()
+        stream.sync()
+        checks.append(check([b.copy_to_host() for b in d_out]))
+    timing = EventOptions(timing_enabled=True)
+
+    def sample(launch_once) -> float:
+        begin = stream.record(options=timing)
+        for _ in range(BATCH):
+            launch_once()
+        end = stream.record(options=timing)
+        end.sync()
+        return (end - begin) / BATCH
+
+    for _ in range(3):
+        cub_launch()
+        coop_launch()
+    cub_ms: list[float] = []
+    coop_ms: list[float] = []
+    for rep in range(reps):
+        pair = ((cub_ms, cub_launch), (coop_ms, coop_launch))
+        for times, launch_once in pair if rep % 2 == 0 else pair[::-1]:
+            times.append(sample(launch_once))
+    cub, co = float(np.median(cub_ms)), float(np.median(coop_ms))
+    return {**asdict(c), "case": c.name, "n": c.n, "cub_ms": cub, "coop_ms": co, "ratio": co / cub,
+            "cub_ok": checks[0], "coop_ok": checks[1], "coop_first_launch_s": compile_s}
+
+
+def triton_sort_ms(c: Case, reps: int) -> float | None:
+    """Median ms of Triton's ``tl.sort`` over the same tiles (None without Triton/PyTorch)."""
+    try:
+        import torch
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def sort_tiles(x_ptr, y_ptr, TILE: tl.constexpr):
+        offs = tl.program_id(0) * TILE + tl.arange(0, TILE)
+        tl.store(y_ptr + offs, tl.sort(tl.load(x_ptr + offs)))
+
+    x = torch.randint(0, 2**31 - 1, (c.n,), dtype=torch.int64, device="cuda").to(torch.uint32)
+    y = torch.empty_like(x)
+    grid = (c.tiles,)
+    sort_tiles[grid](x, y, TILE=c.tile)
+    ok = torch.equal(y.view(c.tiles, -1).cpu(), torch.sort(x.view(c.tiles, -1).cpu(), dim=1).values)
+    times = []
+    for _ in range(reps):
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for _ in range(BATCH):
+            sort_tiles[grid](x, y, TILE=c.tile)
+        end.record()
+        end.synchronize()
+        times.append(begin.elapsed_time(end) / BATCH)
+    return float(np.median(times)) if ok else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
+    parser.add_argument("--only", nargs="*", default=[], help="run the cases whose name contains one of these")
+    parser.add_argument("--quick", action="store_true", help="a smaller matrix (no 1024-thread blocks)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    selected = [c for c in cases(args.quick) if not args.only or any(s in c.name for s in args.only)]
+
+    from cuda.core import Device, ObjectCode
+
+    device = Device()
+    device.set_current()
+    stream = device.create_stream()
+    module = ObjectCode.from_cubin(build_twins(selected, args.out).read_bytes())
+    rng = np.random.default_rng(2026)
+    rows = []
+    print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok")
+    for c in selected:
+        row = run_case(c, module, stream, args.reps, rng)
+        if c.family == "radix_sort":
+            row["triton_tl_sort_ms"] = triton_sort_ms(c, args.reps)
+        rows.append(row)
+        ok = "ok" if row["cub_ok"] and row["coop_ok"] else f"WRONG (cub {row['cub_ok']}, coop {row['coop_ok']})"
+        extra = f"  triton tl.sort {row['triton_tl_sort_ms']:.4f} ms" if row.get("triton_tl_sort_ms") else ""
+        print(f"{c.name:<34}{c.n:>11}{row['cub_ms']:>10.4f}{row['coop_ms']:>10.4f}{row['ratio']:>8.3f}  {ok}{extra}",
+              flush=True)
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+    ratios = [r["ratio"] for r in rows]
+    summary = {"median": float(np.median(ratios)), "max": float(np.max(ratios)),
+               "above_1.02": int(sum(r > 1.02 for r in ratios))}
+    print(f"ratios: median {summary['median']:.3f}, max {summary['max']:.3f}, {summary['above_1.02']} above 1.02")
+    result = {
+        "device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cuda_coop": coop.__version__, "cccl": coop.header_bundle().provenance.cccl_version,
+        "python": platform.python_version(), "batch": BATCH, "reps": args.reps, "summary": summary, "rows": rows,
+    }
+    (args.out / "suite.json").write_text(json.dumps(result, indent=2))
+    return 0 if all(r["cub_ok"] and r["coop_ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

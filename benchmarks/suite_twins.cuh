@@ -1,0 +1,219 @@
+// CUB C++ twins of the kernels of benchmarks/suite.py, as templates. suite.py instantiates each case
+// in an extern "C" __global__ kernel with __launch_bounds__(BLOCK) (as cuda-coop gives its kernels) and
+// builds them with nvcc against the CCCL that cuda-coop bundles. Each tile is BLOCK * ITEMS items at
+// blockIdx.x * BLOCK * ITEMS; every twin does what its cuda-coop kernel does, call for call.
+#pragma once
+
+#include <cub/block/block_adjacent_difference.cuh>
+#include <cub/block/block_discontinuity.cuh>
+#include <cub/block/block_exchange.cuh>
+#include <cub/block/block_histogram.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+
+#include <cuda/std/functional>
+
+#ifdef EXPECTED_CCCL_VERSION // suite.py passes the bundle's version: the toolkit's CCCL must not win
+static_assert(CCCL_VERSION == EXPECTED_CCCL_VERSION, "not the CCCL that cuda-coop bundles");
+#endif
+
+namespace twins
+{
+template <int BLOCK, int ITEMS>
+__device__ __forceinline__ size_t tile_offset()
+{
+  return static_cast<size_t>(blockIdx.x) * BLOCK * ITEMS;
+}
+
+// Transposing load, block sum, thread 0 writes the tile's sum.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void reduce(const T* x, T* partial)
+{
+  using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using Reduce = cub::BlockReduce<T, BLOCK>;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename Reduce::TempStorage reduce;
+  } temp;
+  T items[ITEMS];
+  Load(temp.load).Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  __syncthreads();
+  const T total = Reduce(temp.reduce).Sum(items);
+  if (threadIdx.x == 0)
+  {
+    partial[blockIdx.x] = total;
+  }
+}
+
+// Transposing load, block inclusive sum in place, transposing store.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void scan(const T* x, T* y)
+{
+  using Load  = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using Scan  = cub::BlockScan<T, BLOCK>;
+  using Store = cub::BlockStore<T, BLOCK, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename Scan::TempStorage scan;
+    typename Store::TempStorage store;
+  } temp;
+  T items[ITEMS];
+  Load(temp.load).Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  __syncthreads();
+  Scan(temp.scan).InclusiveSum(items, items);
+  __syncthreads();
+  Store(temp.store).Store(y + tile_offset<BLOCK, ITEMS>(), items);
+}
+
+// Vectorized blocked load, BlockedToStriped in place, striped direct store: a copy.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void exchange(const T* x, T* y)
+{
+  using Load     = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Exchange = cub::BlockExchange<T, BLOCK, ITEMS>;
+  using Store    = cub::BlockStore<T, BLOCK, ITEMS, cub::BLOCK_STORE_STRIPED>;
+  __shared__ typename Exchange::TempStorage temp;
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  Exchange(temp).BlockedToStriped(items, items);
+  Store().Store(y + tile_offset<BLOCK, ITEMS>(), items);
+}
+
+// Vectorized load, SubtractLeft (x[i] - x[i-1]) in place, vectorized store.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void adjacent_difference(const T* x, T* y)
+{
+  using Load  = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Diff  = cub::BlockAdjacentDifference<T, BLOCK>;
+  using Store = cub::BlockStore<T, BLOCK, ITEMS, cub::BLOCK_STORE_VECTORIZE>;
+  __shared__ typename Diff::TempStorage temp;
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  Diff(temp).SubtractLeft(items, items, ::cuda::std::minus<>{});
+  Store().Store(y + tile_offset<BLOCK, ITEMS>(), items);
+}
+
+// Vectorized load, FlagHeads (x[i] != x[i-1]) into int flags, vectorized store of the flags.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void discontinuity(const T* x, int* flags)
+{
+  using Load  = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Flag  = cub::BlockDiscontinuity<T, BLOCK>;
+  using Store = cub::BlockStore<int, BLOCK, ITEMS, cub::BLOCK_STORE_VECTORIZE>;
+  __shared__ typename Flag::TempStorage temp;
+  T items[ITEMS];
+  int heads[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  Flag(temp).FlagHeads(heads, items, ::cuda::std::not_equal_to<>{});
+  Store().Store(flags + tile_offset<BLOCK, ITEMS>(), heads);
+}
+
+// Vectorized load of bytes, BlockHistogram into shared counters, one global atomicAdd per bin (BLOCK == BINS).
+template <int BLOCK, int ITEMS, cub::BlockHistogramAlgorithm ALGORITHM>
+__device__ __forceinline__ void histogram(const unsigned char* data, unsigned* hist)
+{
+  static_assert(BLOCK == 256, "one thread per bin adds the block's counts to the global histogram");
+  using Load = cub::BlockLoad<unsigned char, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Hist = cub::BlockHistogram<unsigned char, BLOCK, ITEMS, 256, ALGORITHM>;
+  __shared__ typename Hist::TempStorage temp;
+  __shared__ unsigned counts[256];
+  unsigned char samples[ITEMS];
+  Load().Load(data + tile_offset<BLOCK, ITEMS>(), samples);
+  Hist(temp).Histogram(samples, counts);
+  __syncthreads();
+  atomicAdd(hist + threadIdx.x, counts[threadIdx.x]);
+}
+
+// Transposing loads, BlockRadixSort (keys, or keys and values) in place, transposing stores.
+template <class K, class V, int BLOCK, int ITEMS>
+__device__ __forceinline__ void radix_sort(const K* keys_in, const V* values_in, K* keys_out, V* values_out)
+{
+  constexpr bool pairs = !::cuda::std::is_same_v<V, cub::NullType>;
+  using LoadK  = cub::BlockLoad<K, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using StoreK = cub::BlockStore<K, BLOCK, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+  using Sort   = cub::BlockRadixSort<K, BLOCK, ITEMS, V>;
+  using VT     = ::cuda::std::conditional_t<pairs, V, int>;
+  using LoadV  = cub::BlockLoad<VT, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using StoreV = cub::BlockStore<VT, BLOCK, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+  __shared__ union
+  {
+    typename LoadK::TempStorage load_k;
+    typename StoreK::TempStorage store_k;
+    typename LoadV::TempStorage load_v;
+    typename StoreV::TempStorage store_v;
+    typename Sort::TempStorage sort;
+  } temp;
+  const size_t offset = tile_offset<BLOCK, ITEMS>();
+  K keys[ITEMS];
+  LoadK(temp.load_k).Load(keys_in + offset, keys);
+  __syncthreads();
+  if constexpr (pairs)
+  {
+    V values[ITEMS];
+    LoadV(temp.load_v).Load(values_in + offset, values);
+    __syncthreads();
+    Sort(temp.sort).Sort(keys, values);
+    __syncthreads();
+    StoreK(temp.store_k).Store(keys_out + offset, keys);
+    __syncthreads();
+    StoreV(temp.store_v).Store(values_out + offset, values);
+  }
+  else
+  {
+    Sort(temp.sort).Sort(keys);
+    __syncthreads();
+    StoreK(temp.store_k).Store(keys_out + offset, keys);
+  }
+}
+
+template <class K, int BLOCK, int ITEMS>
+__device__ __forceinline__ void radix_sort_keys(const K* keys_in, K* keys_out)
+{
+  radix_sort<K, cub::NullType, BLOCK, ITEMS>(keys_in, nullptr, keys_out, nullptr);
+}
+
+// Transposing load, BlockMergeSort with operator<, transposing store.
+template <class K, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_sort(const K* keys_in, K* keys_out)
+{
+  using Load  = cub::BlockLoad<K, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using Store = cub::BlockStore<K, BLOCK, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
+  using Sort  = cub::BlockMergeSort<K, BLOCK, ITEMS>;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename Store::TempStorage store;
+    typename Sort::TempStorage sort;
+  } temp;
+  K keys[ITEMS];
+  Load(temp.load).Load(keys_in + tile_offset<BLOCK, ITEMS>(), keys);
+  __syncthreads();
+  Sort(temp.sort).Sort(keys, ::cuda::std::less<>{});
+  __syncthreads();
+  Store(temp.store).Store(keys_out + tile_offset<BLOCK, ITEMS>(), keys);
+}
+
+// Each thread sums its ITEMS consecutive items (blocked, direct load), then a warp sum; lane 0 writes it.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void warp_reduce(const T* x, T* partial)
+{
+  using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::WarpReduce<T>;
+  __shared__ typename Reduce::TempStorage temp[BLOCK / 32];
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  T total = Reduce(temp[threadIdx.x / 32]).Sum(items);
+  if (threadIdx.x % 32 == 0)
+  {
+    partial[blockIdx.x * (BLOCK / 32) + threadIdx.x / 32] = total;
+  }
+}
+} // namespace twins
