@@ -5,24 +5,45 @@
 - ``coop-cmake-variables``: the build-time CMake cache variables (``option(CUDA_COOP_...)`` and
   ``set(CUDA_COOP_... CACHE ...)`` in CMakeLists.txt and cmake/*.cmake), one ``cmakevar`` entry
   each, with CMake's default and help string.
-- ``coop-public-modules``: an ``automodule`` for every public module of ``cuda.coop``.
+- ``coop-public-modules``: an ``automodule`` for every public module of ``cuda.coop`` but the
+  primitive modules (``block``, ``warp``), whose functions are on the family pages.
 - ``coop-examples``: every example of examples/*.py, cut between ``# example-begin <id>`` and
   ``# example-end <id>`` markers (no examples yet is not an error; a broken marker is).
+- ``coop-example <id>``: one of them.
 
-The sources are read by :mod:`coop_sources`, which the tests use too.
+From the spec registry (:mod:`coop_families`), so that a new family needs no edit here:
+
+- one page per family, ``families/<module>.rst``, written when the build starts (the folder is
+  generated and not tracked); each holds ``coop-family <module>``: the CUB class, the template
+  parameters, the functions (autodoc), the algorithms and their trade-offs, the types, the example;
+- ``coop-family-table``: the families, each linking to its page;
+- ``coop-support-matrix``: function x item dtype, and the other typed arguments;
+- ``coop-migration-table``: old ``cuda.coop._experimental`` factories (the directive's content) next
+  to the functions that wrap the same CUB class today.
+
+The sources are read by :mod:`coop_sources` and :mod:`coop_families`, which the tests use too.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
 
-from coop_sources import CMAKE_FILES, PACKAGE_DIR, REPO, cmake_cache_variables, find_examples
+import coop_families
+from coop_sources import CMAKE_FILES, PACKAGE_DIR, REPO, Example, cmake_cache_variables, find_examples
 from docutils import nodes
+from docutils.parsers.rst import DirectiveError, directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
+
+logger = logging.getLogger(__name__)
 
 # Public modules that activate a DSL backend when imported, with the package they need.
 BACKEND_MODULES = {"numba_mlir": "numba_cuda_mlir"}
@@ -89,6 +110,8 @@ class PublicModules(_GeneratedRst):
             if not p.name.startswith("_")
             and ((p.is_file() and p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").is_file()))
         )
+        primitive_modules = {p.name.split(".")[0] for p in coop_families.all_public_primitives()}
+        names = [n for n in names if n not in primitive_modules]
         names.sort(key=lambda n: n == "errors")
         out = [".. automodule:: cuda.coop", "   :members:", ""]
         for name in names:
@@ -113,20 +136,274 @@ class Examples(_GeneratedRst):
             return ["No examples have been added to ``examples/`` yet."]
         out: list[str] = []
         for ex in examples:
-            rel = ex.path.relative_to(REPO).as_posix()
             title = f"{ex.id}"
             out += [title, "-" * len(title), ""]
             if ex.summary:
                 out += [_rst_text(ex.summary), ""]
-            out += [f"From ``{rel}``, lines {ex.first}-{ex.last}:", "",
-                    f".. literalinclude:: /../{rel}", "   :language: python", f"   :lines: {ex.first}-{ex.last}",
-                    "   :dedent:", ""]
+            out += _include(ex)
         return out
+
+
+class OneExample(_GeneratedRst):
+    """``.. coop-example:: <id>``: one marked example, with where it comes from.
+
+    ``:program:`` makes it a program one can read top to bottom: the file's imports above the example
+    come first, and the module-level functions named by ``:then:`` (``run_on_gpu``) after it.
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {"program": directives.flag, "then": directives.unchanged}
+
+    def lines(self) -> list[str]:
+        ex = _example(self, self.arguments[0])
+        if "program" not in self.options:
+            return _include(ex)
+        source = ex.path.read_text()
+        tree = ast.parse(source)
+        body: list[tuple[int, int]] = [(ex.first, ex.last)]
+        functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        for name in self.options.get("then", "").split():
+            if name not in functions:
+                raise self.error(f"{ex.path.name} has no module-level function {name!r}")
+            node = functions[name]
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            body.append((first, node.end_lineno or node.lineno))
+        lines = source.splitlines()
+        shown = "\n".join(line for a, b in body for line in lines[a - 1:b])
+        # the imports above the example whose names the shown code uses
+        imports = [(n.lineno, n.end_lineno or n.lineno) for n in tree.body
+                   if isinstance(n, ast.Import | ast.ImportFrom) and n.lineno < ex.first
+                   and any(re.search(rf"\b{re.escape((a.asname or a.name).split('.')[0])}\b", shown)
+                           for a in n.names)]
+        ranges = imports + body
+        rel = ex.path.relative_to(REPO).as_posix()
+        spans = ",".join(f"{a}-{b}" for a, b in ranges)
+        return [f"From ``{rel}`` (run it with ``python {rel}``):", "", f".. literalinclude:: /../{rel}",
+                "   :language: python", f"   :lines: {spans}", ""]
+
+
+def _example(directive: SphinxDirective, ident: str) -> Example:
+    try:
+        examples = {ex.id: ex for ex in find_examples()}
+    except ValueError as exc:
+        raise directive.error(str(exc)) from None
+    if ident not in examples:
+        raise directive.error(f"no example {ident!r} in examples/*.py; examples: {', '.join(sorted(examples))}")
+    directive.env.note_dependency(str(examples[ident].path))
+    return examples[ident]
+
+
+def _include(ex: Example) -> list[str]:
+    rel = ex.path.relative_to(REPO).as_posix()
+    return [f"From ``{rel}``, lines {ex.first}-{ex.last} (run it with ``python {rel}``):", "",
+            f".. literalinclude:: /../{rel}", "   :language: python", f"   :lines: {ex.first}-{ex.last}",
+            "   :dedent:", ""]
+
+
+# --- primitive families (from the spec registry) ------------------------------------------------------
+
+FAMILY_DIR = "families"
+"""Folder of the generated family pages, under the docs' source folder."""
+
+_SCOPE = {"block": "the thread block", "warp": "each logical warp"}
+
+
+def write_family_pages(app: Sphinx) -> None:
+    """Write ``families/<module>.rst`` for every family (only files whose text changed); remove others."""
+    folder = Path(app.srcdir) / FAMILY_DIR
+    folder.mkdir(exist_ok=True)
+    wanted: dict[str, str] = {}
+    for fam in coop_families.families():
+        rule = "=" * len(fam.title)
+        wanted[f"{fam.module}.rst"] = (
+            ".. Generated by docs/_ext/coop_docs.py from cuda-coop's spec registry at build time: do not edit.\n\n"
+            f"{rule}\n{fam.title}\n{rule}\n\n.. coop-family:: {fam.module}\n"
+        )
+    for old in folder.glob("*.rst"):
+        if old.name not in wanted:
+            old.unlink()
+    for name, text in wanted.items():
+        path = folder / name
+        if not path.is_file() or path.read_text() != text:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+
+
+def _table(header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
+    """A ``list-table`` of reStructuredText cells (one line each)."""
+    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+    for row in [header, *rows]:
+        out.append(f"   * - {row[0] or ' '}")
+        out += [f"     - {cell or ' '}" for cell in row[1:]]
+    return [*out, ""]
+
+
+def _func(fn: coop_families.Function) -> str:
+    return f":func:`{fn.call} <{fn.qualname}>`"
+
+
+def _types(names: tuple[str, ...]) -> str:
+    return ", ".join(f"``{n}``" for n in names) or "none"
+
+
+class FamilyPage(_GeneratedRst):
+    """``.. coop-family:: <module>``: the reference of one family."""
+
+    required_arguments = 1
+    allow_titles = True
+
+    def lines(self) -> list[str]:
+        try:
+            fam = coop_families.family(self.arguments[0])
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+        self.env.note_dependency(str(PACKAGE_DIR / "_specs" / f"{fam.module}.py"))
+        scope = fam.functions[0].module
+        out = [f".. py:currentmodule:: cuda.coop.{scope}", ""]
+        for spec in fam.specs:
+            out += [spec.doc, ""]
+        for spec in fam.specs:
+            out += [f":CUB class: ``{spec.cub_class}`` (``#include <{spec.header}>``)"]
+        items = tuple(dict.fromkeys(t for spec in fam.specs for t in coop_families.item_types(spec)))
+        out += [f":Called by: every thread of {_SCOPE[scope]}, together, inside a kernel (:mod:`cuda.coop.{scope}`)",
+                f":Item types: {_types(items)}",
+                ":Temporary storage: allocated by cuda-coop, none to pass", ""]
+        out += self._summary(fam) + self._examples(fam) + self._algorithms(fam) + self._parameters(fam)
+        out += self._types(fam) + self._reference(fam)
+        return out
+
+    def _summary(self, fam: coop_families.Family) -> list[str]:
+        rows = [[_func(fn), f"``{fn.cub_method}``", fn.summary] for fn in fam.functions]
+        return ["Functions", "---------", "", *_table(["function", "CUB method", "what it does"], rows, "25 25 50")]
+
+    def _reference(self, fam: coop_families.Family) -> list[str]:
+        out = ["Reference", "---------", ""]
+        for fn in fam.functions:
+            out += [f".. autofunction:: {fn.qualname}", ""]
+        return out
+
+    def _parameters(self, fam: coop_families.Family) -> list[str]:
+        out = ["Template parameters", "-------------------", "",
+               "How each template parameter of the CUB class is set; nothing is declared ahead of the kernel.", ""]
+        for spec in fam.specs:
+            fns = [fn for fn in fam.functions if fn.prim.spec is spec]
+            rows = []
+            for tp in spec.tparams:
+                rows.append([f"``{tp.cpp}``", coop_families.set_by(tp, fns), _rst_doc(tp.doc)])
+            if len(fam.specs) > 1:
+                out += [f"``{spec.cub_class}``:", ""]
+            out += _table(["CUB", "set by", "meaning"], rows, "15 40 45")
+        return out
+
+    def _algorithms(self, fam: coop_families.Family) -> list[str]:
+        out: list[str] = []
+        for spec in fam.specs:
+            algos = coop_families.algorithms(spec)
+            if not algos:
+                continue
+            if not out:
+                out += ["Algorithms", "----------", "",
+                        "Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are CUB's.", ""]
+            name = spec.algorithm.__name__ if spec.algorithm else ""
+            rows = [[f'``"{a.short}"``' + (" (default)" if a.default else ""), f"``{a.cpp}``",
+                     _rst_doc(a.overview), _rst_doc(a.performance)] for a in algos]
+            out += [f"``{name}`` ({spec.cub_class}):", ""]
+            out += _table(["algorithm=", "CUB", "how", "trade-offs"], rows, "15 20 35 30")
+        return out
+
+    def _types(self, fam: coop_families.Family) -> list[str]:
+        out = ["Types", "-----", ""]
+        for spec in fam.specs:
+            out += [f"Items (``dtype``) of ``{spec.cub_class}``: {_types(coop_families.item_types(spec))}.", ""]
+        rows = [[_func(fn), ", ".join(f"``{n}``" for n in arg.names), _types(arg.types)]
+                for fn in fam.functions for arg in coop_families.typed_arguments(fn)]
+        if rows:
+            out += ["Other typed arguments:", "", *_table(["function", "argument", "element types"], rows, "30 25 45")]
+        out += ["All functions and types at once: :doc:`/support_matrix`.", ""]
+        return out
+
+    def _examples(self, fam: coop_families.Family) -> list[str]:
+        ids = list(dict.fromkeys(s.example for s in fam.specs if s.example))
+        if not ids:
+            return []
+        out = ["Example", "-------", ""]
+        for ident in ids:
+            try:
+                out += _include(_example(self, ident))
+            except DirectiveError as exc:  # report it, and still document the functions
+                logger.warning(str(exc.msg), location=self.get_location())
+        return out
+
+
+class FamilyTable(_GeneratedRst):
+    """``.. coop-family-table::``: every family, linking to its page."""
+
+    def lines(self) -> list[str]:
+        rows = [[f":doc:`{fam.title} </{fam.docname}>`", fam.scope.value, fam.summary,
+                 ", ".join(_func(fn) for fn in fam.functions)] for fam in coop_families.families()]
+        return _table(["family", "scope", "what", "functions"], rows, "20 8 32 40")
+
+
+class SupportMatrix(_GeneratedRst):
+    """``.. coop-support-matrix::``: public function x item dtype, then the other typed arguments."""
+
+    def lines(self) -> list[str]:
+        items, _ = coop_families.dsl_types()
+        rows = []
+        for fam in coop_families.families():
+            for spec in fam.specs:
+                allowed = set(coop_families.item_types(spec))
+                for fn in (f for f in fam.functions if f.prim.spec is spec):
+                    rows.append([_func(fn), *("✓" if t in allowed else "" for t in items)])
+        out = _table(["function", *items], rows)
+        later = coop_families.not_yet_types()
+        if later:
+            out += [f"Known to the specs but not passed by the Numba-CUDA-MLIR integration yet: {_types(later)}.", ""]
+        other = [[_func(fn), ", ".join(f"``{n}``" for n in arg.names), _types(arg.types)]
+                 for fam in coop_families.families() for fn in fam.functions
+                 for arg in coop_families.typed_arguments(fn)]
+        if other:
+            out += ["Arguments other than the items whose element type is free (flags, ranks, counters, counts):",
+                    "", *_table(["function", "argument", "element types"], other, "30 25 45")]
+        return out
+
+
+class MigrationTable(_GeneratedRst):
+    """``.. coop-migration-table::`` with content lines ``old call | cub::Class | method``: each old
+    factory next to today's functions that wrap that CUB class (and method, if given)."""
+
+    has_content = True
+
+    def lines(self) -> list[str]:
+        rows = []
+        functions = [fn for fam in coop_families.families() for fn in fam.functions]
+        for number, line in enumerate(self.content, start=1):
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) != 3 or not parts[1].startswith("cub::"):
+                raise self.error(f"line {number} {line!r}: expected 'old call | cub::Class | method or empty'")
+            old, cub_class, method = parts
+            scope = old.split(".")[0]
+            now = [fn for fn in functions if fn.prim.spec.cub_class == cub_class and fn.module == scope
+                   and (not method or method in (fn.prim.method.name, fn.prim.method.cpp))]
+            cell = ", ".join(_func(fn) for fn in now) or f"not wrapped yet (``{cub_class}``)"
+            rows.append([f"``{old}``", f"``{cub_class}``", cell])
+        return _table(["cuda.coop._experimental", "CUB", "cuda-coop"], rows, "40 20 40")
 
 
 def _rst_text(text: str) -> str:
     """Plain text from the code, made safe for inline reStructuredText."""
     return re.sub(r"([*`|_\\])", r"\\\1", text)
+
+
+def _rst_doc(text: str) -> str:
+    """A spec's doc string (already reStructuredText inline markup) on one line of a table cell."""
+    return " ".join(text.split())
+
+
+def _rst_doc(text: str) -> str:
+    """A spec's doc string (already reStructuredText inline markup) on one line of a table cell."""
+    return " ".join(text.split())
 
 
 def setup(app: Sphinx) -> dict[str, object]:
@@ -137,4 +414,10 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-cmake-variables", CMakeVariables)
     app.add_directive("coop-public-modules", PublicModules)
     app.add_directive("coop-examples", Examples)
+    app.add_directive("coop-example", OneExample)
+    app.add_directive("coop-family", FamilyPage)
+    app.add_directive("coop-family-table", FamilyTable)
+    app.add_directive("coop-support-matrix", SupportMatrix)
+    app.add_directive("coop-migration-table", MigrationTable)
+    app.connect("builder-inited", write_family_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

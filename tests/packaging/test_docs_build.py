@@ -26,7 +26,8 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import coop_sources  # noqa: E402
 
-PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues")
+PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues",
+         "registration", "support_matrix", "migration")
 
 
 def _require(module: str) -> None:
@@ -94,17 +95,21 @@ def test_configuration_page_has_every_variable(site: Path) -> None:
 
 
 def test_api_page_documents_the_public_api(site: Path) -> None:
-    ids = _ids(site, "api")
+    """Primitives on the family pages under api (see test_docs_reference.py); the rest on registration."""
+    ids = _ids(site, "registration")
     for name in cuda.coop.__all__:
         if name.startswith("__"):
             continue
+        page_ids = _ids(site, "api") if name in {"block", "warp"} else ids
         target = f"module-cuda.coop.{name}" if name in {"block", "warp"} else f"cuda.coop.{name}"
-        assert target in ids, name
+        assert target in page_ids, name
     for name in errors.__all__:
         assert f"cuda.coop.errors.{name}" in ids, name
+    families = set().union(*(_ids(site, str(p.relative_to(site).with_suffix("")))
+                             for p in (site / "families").glob("*.html")))
     for module in ("block", "warp"):
         for name in getattr(cuda.coop, module).__all__:
-            assert f"cuda.coop.{module}.{name}" in ids, f"{module}.{name}"
+            assert f"cuda.coop.{module}.{name}" in families, f"{module}.{name}"
 
 
 def test_examples_page_shows_every_example(site: Path) -> None:

@@ -1,0 +1,120 @@
+"""The built site shows what the spec registry holds: one page per family, the family table, the
+support matrix, the migration table, and every example file.
+
+Builds the docs once (``sphinx -W``, nitpicky, about 6 s); needs the ``docs`` extra like
+test_docs_build.py: skipped locally without it, a failure in CI.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    for module in ("sphinx", "furo", "numba_cuda_mlir"):
+        if importlib.util.find_spec(module) is None:
+            message = f"{module} is not installed: install the docs extra (pip install 'cuda-coop[docs]')"
+            if os.environ.get("CI", "").lower() == "true":
+                pytest.fail(message)
+            pytest.skip(message)
+    out = tmp_path_factory.mktemp("docs")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-E", "-q", "-b", "html",
+         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out / "html"
+
+
+def _text(site: Path, page: str) -> str:
+    raw = (site / f"{page}.html").read_text()
+    raw = raw[raw.index("<article"):raw.index("</article>")]  # the page, not the navigation
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", raw)).split())  # highlighting splits code into spans
+
+
+def _rows(site: Path, page: str) -> dict[str, list[str]]:
+    """Table rows of a page by their first cell's text (first table first): the other cells' texts."""
+    raw = (site / f"{page}.html").read_text()
+    rows = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", raw, re.DOTALL):
+        cells = [" ".join(html.unescape(re.sub(r"<[^>]+>", "", c)).split())
+                 for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.DOTALL)]
+        if cells:
+            rows.setdefault(cells[0], cells[1:])  # the first table wins
+    return rows
+
+
+def _links(site: Path, page: str) -> set[str]:
+    return set(re.findall(r'href="([^"#]+)', (site / f"{page}.html").read_text()))
+
+
+def test_one_page_per_family_with_class_functions_algorithms_types_example(site: Path) -> None:
+    import coop_families
+    import coop_sources
+
+    examples = {ex.id: ex for ex in coop_sources.find_examples()}
+    pages = {p.stem for p in (site / "families").glob("*.html")}
+    assert pages == {fam.module for fam in coop_families.families()}
+    for fam in coop_families.families():
+        text = _text(site, fam.docname)
+        for spec in fam.specs:
+            assert spec.cub_class in text and spec.header in text, fam.module
+            for item in coop_families.item_types(spec):
+                assert item in text, (fam.module, item)
+            for algo in coop_families.algorithms(spec):
+                assert algo.cpp in text and " ".join(algo.performance.replace("``", "").split()[:6]) in text, algo
+            if spec.example:
+                ex = examples[spec.example]
+                for line in ex.path.read_text().splitlines()[ex.first - 1:ex.last]:
+                    assert " ".join(line.split()) in text, (fam.module, line)
+        for fn in fam.functions:
+            assert fn.cub_method in text and fn.call in text, fn.call
+
+
+def test_index_and_api_link_every_family(site: Path) -> None:
+    import coop_families
+
+    for page in ("index", "api"):
+        links = _links(site, page)
+        for fam in coop_families.families():
+            assert f"{fam.docname}.html" in links, (page, fam.module)
+    assert "def tile_sums(x, partial):" in _text(site, "index")
+
+
+def test_support_matrix_has_every_function_and_type(site: Path) -> None:
+    import coop_families
+
+    rows = _rows(site, "support_matrix")
+    items, _ = coop_families.dsl_types()
+    assert rows["function"] == list(items)
+    for fam in coop_families.families():
+        for spec in fam.specs:
+            expected = ["✓" if t in coop_families.item_types(spec) else "" for t in items]
+            for fn in (f for f in fam.functions if f.prim.spec is spec):
+                assert rows.get(fn.call) == expected, fn.call
+
+
+def test_migration_table_names_todays_functions(site: Path) -> None:
+    text = _text(site, "migration")
+    assert "coop.block.reduce" in text and "coop.warp.exclusive_sum" in text
+    assert "link=block_reduce.files" in text  # the old convention is shown next to the new one
+
+
+def test_every_example_file_appears_on_the_examples_page(site: Path) -> None:
+    text = _text(site, "examples")
+    for path in sorted((REPO / "examples").glob("*.py")):
+        assert f"examples/{path.name}" in text, path.name

@@ -1,0 +1,184 @@
+"""The docs' reference parts are generated from the spec registry, and what the docs say exists does.
+
+- Every public primitive belongs to a family (so it gets a reference page), every family shows its
+  CUB class, algorithms (parsed from the spec enums) and an example that exists.
+- Every ``examples/*.py`` has a marked example, and the examples page renders them all.
+- README.md and the docs name only ``coop.block.X`` / ``coop.warp.X`` primitives that exist.
+- README.md's generated family table is current, and its two fresh-machine commands are there.
+
+No Sphinx here (tests/packaging/test_docs_build.py builds the site); the types come from the
+Numba-CUDA-MLIR integration, so the module needs that extra.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="the support matrix reads the Numba-CUDA-MLIR integration's types")
+
+import cuda.coop
+from cuda.coop._dsl._primitive import all_public_primitives
+from cuda.coop._specs import BUILTIN_TYPES
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import coop_families  # noqa: E402
+import coop_sources  # noqa: E402
+
+FRESH_MACHINE_COMMANDS = ("bash scripts/main.sh", "bash scripts/test.sh")
+
+
+def _documents() -> list[Path]:
+    """What the docs and the README say: hand-written pages, snippets the pages include, the README."""
+    return [REPO / "README.md", *sorted(DOCS.rglob("*.rst")), *sorted((DOCS / "_snippets").glob("*.py"))]
+
+
+def unknown_primitives(text: str) -> set[str]:
+    """``coop.block.X`` / ``coop.warp.X`` names in ``text`` that cuda.coop does not export."""
+    return {
+        f"coop.{module}.{name}"
+        for module, name in coop_families.PRIMITIVE_NAME.findall(text)
+        if name not in getattr(cuda.coop, module).__all__
+    }
+
+
+# --- families ------------------------------------------------------------------------------------------
+
+
+def test_every_public_primitive_is_on_a_family_page() -> None:
+    documented = [fn.prim.name for fam in coop_families.families() for fn in fam.functions]
+    assert sorted(documented) == sorted(p.name for p in all_public_primitives())
+    assert len(set(documented)) == len(documented), "a primitive is on two family pages"
+    for module in ("block", "warp"):
+        exported = {f"{module}.{n}" for n in getattr(cuda.coop, module).__all__}
+        assert exported <= set(documented), exported - set(documented)
+
+
+def test_families_come_from_the_registry() -> None:
+    from cuda.coop._specs import _FAMILIES
+
+    fams = coop_families.families()
+    assert {f.module for f in fams} <= set(_FAMILIES)
+    assert [f.scope.value for f in fams] == sorted((f.scope.value for f in fams), key=("block", "warp").index)
+    for fam in fams:
+        assert fam.title and fam.summary[:1].isupper(), fam.module
+        assert all(s.cub_class.startswith("cub::") and s.header.endswith(".cuh") for s in fam.specs)
+    with pytest.raises(ValueError, match="no family 'block_nothing'"):
+        coop_families.family("block_nothing")
+
+
+def test_algorithms_are_parsed_from_the_spec_enums() -> None:
+    seen = 0
+    for fam in coop_families.families():
+        for spec in fam.specs:
+            algos = coop_families.algorithms(spec)
+            if spec.algorithm is None:
+                assert algos == ()
+                continue
+            seen += 1
+            assert [a.short for a in algos] == [m.short_name for m in spec.algorithm]
+            assert sum(a.default for a in algos) == 1, spec.name
+            for a in algos:
+                assert a.overview and a.performance, f"{spec.name} {a.cpp}: Overview/Performance not parsed"
+                assert "Overview" not in a.overview and "----" not in a.performance
+    assert seen, "no family has an algorithm enum"
+
+
+def test_item_types_are_the_spec_kinds_among_the_dsl_types() -> None:
+    items, elements = coop_families.dsl_types()
+    assert "int32" in items and "bool" not in items and set(items) <= set(elements)
+    assert set(coop_families.not_yet_types()) == set(BUILTIN_TYPES) - set(items)
+    for fam in coop_families.families():
+        for spec in fam.specs:
+            kinds = next(t.kinds for t in spec.tparams if t.name == "dtype")
+            expected = [t for t in items if not kinds or BUILTIN_TYPES[t].kind in kinds]
+            assert list(coop_families.item_types(spec)) == expected, spec.name
+        for fn in fam.functions:
+            for arg in coop_families.typed_arguments(fn):
+                assert arg.types and set(arg.types) <= set(elements), (fn.call, arg)
+                assert set(arg.names) <= set(fn.prim.signature.parameters), (fn.call, arg)
+
+
+def test_every_family_example_exists() -> None:
+    ids = {ex.id for ex in coop_sources.find_examples()}
+    for fam in coop_families.families():
+        for spec in fam.specs:
+            assert spec.example is None or spec.example in ids, (
+                f"{spec.name}: spec.example={spec.example!r} is not marked in examples/*.py (# example-begin)")
+
+
+# --- examples --------------------------------------------------------------------------------------------
+
+
+def unshown_examples(directory: Path) -> list[str]:
+    """Files of ``directory/*.py`` with no marked example (the docs cut examples by their markers)."""
+    marked = {ex.path for ex in coop_sources.find_examples(directory)}
+    return [p.name for p in sorted(directory.glob("*.py")) if p not in marked]
+
+
+def test_every_example_file_is_shown_in_the_docs() -> None:
+    """Each examples/*.py has a marked example, which the examples page (``coop-examples``) renders."""
+    assert ".. coop-examples::" in (DOCS / "examples.rst").read_text()
+    assert list(coop_sources.EXAMPLES_DIR.glob("*.py")), "no examples"
+    missing = unshown_examples(coop_sources.EXAMPLES_DIR)
+    assert not missing, f"the docs do not show these (mark them: # example-begin <id> ... end <id>): {missing}"
+
+
+def test_an_unmarked_example_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "shown.py").write_text("# example-begin a\nx = 1\n# example-end a\n")
+    (tmp_path / "hidden.py").write_text("x = 1\n")
+    assert unshown_examples(tmp_path) == ["hidden.py"]
+
+
+# --- names of primitives -----------------------------------------------------------------------------------
+
+
+def test_the_name_check_catches_unknown_primitives() -> None:
+    text = "use coop.block.load, cuda.coop.warp.sum and :func:`cuda.coop.block.radix_sort_keys_x`; coop.grid.x"
+    assert unknown_primitives(text) == {"coop.block.radix_sort_keys_x"}
+    assert unknown_primitives("coop_exp.block.radix_sort_keys(dtype)") == set()
+
+
+def test_readme_and_docs_name_only_existing_primitives() -> None:
+    bad = {str(p.relative_to(REPO)): sorted(u) for p in _documents() if (u := unknown_primitives(p.read_text()))}
+    assert not bad, f"these name primitives cuda.coop does not have: {bad}"
+
+
+# --- README ------------------------------------------------------------------------------------------------
+
+
+def test_readme_family_table_is_current() -> None:
+    text = (REPO / "README.md").read_text()
+    assert coop_families.readme_with_block(text) == text, (
+        "README.md's family table is stale: run python docs/_ext/coop_families.py --write-readme")
+    for fam in coop_families.families():
+        assert f"`cub::{fam.classes[0]}`" in text, fam.module
+
+
+def test_readme_block_is_replaced_not_appended() -> None:
+    block = coop_families.readme_block()
+    stale = "before\n" + block.replace("| `", "| `stale", 1) + "\nafter\n"
+    assert coop_families.readme_with_block(stale) == f"before\n{block}\nafter\n"
+    with pytest.raises(ValueError, match="no generated block"):
+        coop_families.readme_with_block("no markers")
+
+
+def test_readme_keeps_the_fresh_machine_commands() -> None:
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## On a fresh machine"):]
+    for command in FRESH_MACHINE_COMMANDS:
+        assert re.search(rf"```bash\n{re.escape(command)}\n```", section), command
+
+
+def test_readme_links_exist() -> None:
+    text = re.sub(r"```.*?```|`[^`]*`", "", (REPO / "README.md").read_text(), flags=re.DOTALL)  # not code
+    links = re.findall(r"\]\(((?!https?:)[^)#]+)", text)
+    assert links, "README.md links to nothing"
+    missing = [link for link in links if not (REPO / link).exists()]
+    assert not missing, missing
