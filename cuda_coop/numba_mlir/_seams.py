@@ -75,7 +75,6 @@ __all__ = [
 ]
 
 WholeFunctionPlanner = extending.WholeFunctionPlanner
-require_launch_config = extending.require_launch_config
 intrinsic = extending.intrinsic
 refresh_registries = extending.refresh_registries
 
@@ -248,6 +247,61 @@ def _install_link_order() -> None:
         return new
 
     cls.recreate_with_lto = recreate_with_lto
+
+
+# --- block-only specialisation (numba-cuda-mlir 0.5.x) ---------------------------------------------------
+#
+# numba-cuda-mlir keys a launch-specialised overload by the whole launch configuration (grid, block,
+# dynamic shared memory, cluster), so a new grid recompiled the kernel (~0.2 s here, 0.07-0.12 s on
+# an H200) although cuda-coop reads only the block shape. A compile whose launch configuration was
+# read by cuda-coop alone is marked block-only, and the dispatcher's overload lookup
+# (``MLIRDispatcher._find_launch_config_overload_locked``) falls back to a block-only overload that
+# differs from the launch in the grid only. The launch itself still uses its own grid.
+
+_BLOCK_ONLY = "cuda_coop_block_only"
+
+
+def require_launch_config(state: Any) -> dict[str, Any]:
+    """The launch's block shape, ``{"block": (x, y, z)}``: the only part of the launch cuda-coop reads.
+
+    The compile is marked block-only (reused for any grid) unless another planner or an extension
+    that uses the launch configuration may read it too.
+    """
+    launch = extending.require_launch_config(state)
+    _install_block_only_reuse()
+    from numba_cuda_mlir import _whole_function_planners as wfp
+    from numba_cuda_mlir.descriptor import _extensions_use_launch_config
+
+    options = state.metadata.get("targetoptions") or {}
+    foreign = getattr(wfp._planner_registry, "_foreign", True)
+    if not foreign and not _extensions_use_launch_config(options.get("extensions") or ()):
+        state.metadata[_BLOCK_ONLY] = True
+    return {"block": launch["block"]}
+
+
+@functools.cache
+def _install_block_only_reuse() -> None:
+    from numba_cuda_mlir import descriptor
+    from numba_cuda_mlir._launch_config import _is_launch_config_key_tuple
+
+    cls: Any = descriptor.MLIRDispatcher
+    original = getattr(cls, "_find_launch_config_overload_locked", None)
+    if original is None or not hasattr(descriptor, "_extensions_use_launch_config"):
+        raise BackendError(
+            f"cuda.coop.numba_mlir cannot reuse kernels across grids in numba-cuda-mlir {VERSION}: its dispatcher "
+            f"is not laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
+        )
+
+    def _find_launch_config_overload_locked(self: Any, argtypes: Any, launch_config_key: Any) -> Any:
+        found = original(self, argtypes, launch_config_key)
+        if found is not None or not _is_launch_config_key_tuple(launch_config_key):
+            return found
+        for (sig_args, key), cres in self._launch_config_overloads.items():  # the caller holds the lock
+            if sig_args == argtypes and key[1:] == launch_config_key[1:] and cres.metadata.get(_BLOCK_ONLY):
+                return cres  # the same block, dynamic shared memory and cluster: only the grid differs
+        return None
+
+    cls._find_launch_config_overload_locked = _find_launch_config_overload_locked
 
 
 _ASSUMED_CC = threading.local()
