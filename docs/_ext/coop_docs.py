@@ -264,7 +264,10 @@ class FamilyPage(_GeneratedRst):
         for spec in fam.specs:
             out += [spec.doc, ""]
         for spec in fam.specs:
-            out += [f":CUB class: ``{spec.cub_class}`` (``#include <{spec.header}>``)"]
+            if spec.cub_class.startswith("cub::"):
+                out += [f":CUB class: ``{spec.cub_class}`` (``#include <{spec.header}>``)"]
+            else:  # cuda-coop's own composition of CUB classes
+                out += [f":Class: ``{spec.cub_class}``, cuda-coop's code on ``<{spec.header}>``"]
         items = tuple(dict.fromkeys(t for spec in fam.specs for t in coop_families.item_types(spec)))
         out += [f":Called by: every thread of {_SCOPE[scope]}, together, inside a kernel (:mod:`cuda.coop.{scope}`)",
                 f":Item types: {_types(items)}",
@@ -275,7 +278,7 @@ class FamilyPage(_GeneratedRst):
 
     def _summary(self, fam: coop_families.Family) -> list[str]:
         rows = [[_func(fn), f"``{fn.cub_method}``", fn.summary] for fn in fam.functions]
-        return ["Functions", "---------", "", *_table(["function", "CUB method", "what it does"], rows, "25 25 50")]
+        return ["Functions", "---------", "", *_table(["function", "C++ method", "what it does"], rows, "25 25 50")]
 
     def _reference(self, fam: coop_families.Family) -> list[str]:
         out = ["Reference", "---------", ""]

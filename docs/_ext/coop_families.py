@@ -123,8 +123,8 @@ class Family:
 
     @property
     def classes(self) -> tuple[str, ...]:
-        """CUB classes without the namespace: ``("BlockLoad", "BlockStore")``."""
-        return tuple(s.cub_class.removeprefix("cub::") for s in self.specs)
+        """C++ classes without their namespace: ``("BlockLoad", "BlockStore")``."""
+        return tuple(s.cub_class.rsplit("::", 1)[-1] for s in self.specs)
 
     @property
     def title(self) -> str:
@@ -139,8 +139,8 @@ class Family:
 def _summary(module: Any) -> str:
     doc = (module.__doc__ or "").strip().split("\n\n")[0]
     text = " ".join(doc.split())
-    # "``cub::BlockReduce``: a reduction ..." -> "A reduction ..."
-    text = re.sub(r"^(``cub::\w+``(,| and) )*``cub::\w+``:\s*", "", text)
+    # "``cub::BlockReduce``: a reduction ..." -> "A reduction ..." (also ``cuda_coop::`` compositions)
+    text = re.sub(r"^(``[\w:]+``(,| and) )*``[\w:]+``:\s*", "", text)
     return text[:1].upper() + text[1:]
 
 
@@ -268,10 +268,10 @@ _END = "<!-- families:end -->"
 
 def readme_block() -> str:
     """The README's family table: one row per family, with its CUB classes and functions."""
-    rows = ["| CUB | what | functions |", "|---|---|---|"]
+    rows = ["| class | what | functions |", "|---|---|---|"]
     for fam in families():
         fns = ", ".join(f"`{f.call}`" for f in fam.functions)
-        cub = ", ".join(f"`cub::{c}`" for c in fam.classes)
+        cub = ", ".join(f"`{s.cub_class}`" for s in fam.specs)
         rows.append(f"| {cub} | {fam.summary} | {fns} |")
     items, _ = dsl_types()
     rows += ["", f"Item types (`dtype`): {', '.join(items)}; per function: [support matrix](docs/support_matrix.rst)."]

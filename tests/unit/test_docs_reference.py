@@ -68,7 +68,9 @@ def test_families_come_from_the_registry() -> None:
     assert [f.scope.value for f in fams] == sorted((f.scope.value for f in fams), key=("block", "warp").index)
     for fam in fams:
         assert fam.title and fam.summary[:1].isupper(), fam.module
-        assert all(s.cub_class.startswith("cub::") and s.header.endswith(".cuh") for s in fam.specs)
+        assert all(re.fullmatch(r"\w+::\w+", s.cub_class) and s.header.endswith(".cuh") for s in fam.specs)
+        assert fam.title == " and ".join(s.cub_class.split("::")[-1] for s in fam.specs)
+        assert "::" not in fam.summary.split(":")[0], fam.summary  # the leading class names are stripped
     with pytest.raises(ValueError, match="no family 'block_nothing'"):
         coop_families.family("block_nothing")
 
@@ -158,7 +160,7 @@ def test_readme_family_table_is_current() -> None:
     assert coop_families.readme_with_block(text) == text, (
         "README.md's family table is stale: run python docs/_ext/coop_families.py --write-readme")
     for fam in coop_families.families():
-        assert f"`cub::{fam.classes[0]}`" in text, fam.module
+        assert f"`{fam.specs[0].cub_class}`" in text, fam.module
 
 
 def test_readme_block_is_replaced_not_appended() -> None:
