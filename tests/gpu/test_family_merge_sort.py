@@ -1,0 +1,386 @@
+"""BlockMergeSort and WarpMergeSort on the GPU, against NumPy's stable sort.
+
+One kernel per case (one NVRTC compile each) sorts each tile (block) or each logical warp's tile (warp)
+six times, every sort starting from the loaded input:
+
+====== ============================================ ==========================================================
+sort   call                                         checked
+====== ============================================ ==========================================================
+lt     ``merge_sort(k, "<"[, v])``                  keys exact; (key, value) pairs a permutation of the input's
+gt     ``merge_sort(k, ">"[, v], stable=True)``     keys and values exact against the stable descending sort
+abs    ``merge_sort(k, by_abs[, v], stable=True)``  keys and values exact (stability on ties of magnitude)
+p_abs  ``... by_abs[, v], valid_items=n, stable``   the first n positions exact (the rest: unspecified by CUB)
+p_lt   ``... "<", valid_items=n, oob_default=max``  the first n keys exact; pairs a permutation of the valid ones
+p_gt   ``... ">"[, v], valid_items=n, oob_default`` keys and values of the first n exact (stable=True)
+====== ============================================ ==========================================================
+
+``n`` per tile: the whole tile, 0, 1, an odd count inside, and one past the tile (clamped). Inputs span the
+key type and have ties: equal keys, and keys of equal magnitude and opposite sign. Values are the input
+positions (int32) or distinct float64s. Outputs start poisoned; full sorts overwrite every position.
+
+Axes (rotated, see :func:`block_cases` and :func:`warp_cases`): key dtypes (every integer, float32,
+float64) x values (none, int32, float64) x blocks (32,), (128,), (256,), (16,8), (4,4,4) x items 1, 4, 8;
+logical warps of 1, 2, 4, 8, 16, 32 lanes. 30 block kernels + 12 warp kernels = 42 NVRTC compiles. A block
+whose thread count is not a power of two (33) is refused before compiling (CUB static_asserts it).
+compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_merge_sort.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
+
+BLOCKS = ((32, 1, 1), (128, 1, 1), (256, 1, 1), (16, 8, 1), (4, 4, 4))
+ITEMS = (1, 4, 8)
+VALUES = (None, "int32", "float64")
+WARP_THREADS = (1, 2, 4, 8, 16, 32)
+WARP_BLOCKS = ((32, 1, 1), (128, 1, 1), (16, 8, 1), (4, 4, 4))
+SORTS = ("lt", "gt", "abs", "p_abs", "p_lt", "p_gt")
+PARTIAL = ("p_abs", "p_lt", "p_gt")
+TILES = 5
+"""Tiles per block case (one per block); their valid counts are :func:`valid_counts`."""
+
+
+@dataclass(frozen=True)
+class Case:
+    dtype: str
+    values: str | None
+    block: tuple[int, int, int]
+    ipt: int
+    warp: int = 0
+    """Lanes per logical warp (0: a block sort)."""
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def group(self) -> int:
+        """Threads sorting one tile: the block, or the logical warp."""
+        return self.warp or self.threads
+
+    @property
+    def tile(self) -> int:
+        return self.group * self.ipt
+
+    @property
+    def grid(self) -> int:
+        return TILES if not self.warp else 2
+
+    @property
+    def tiles(self) -> int:
+        return self.grid * (self.threads // self.group)
+
+    @property
+    def id(self) -> str:
+        kind = f"warp{self.warp}" if self.warp else "block"
+        return f"{kind}-{self.dtype}-{self.values or 'keys'}-{'x'.join(map(str, self.block))}-ipt{self.ipt}"
+
+
+def block_cases() -> list[Case]:
+    """Every block x items per thread, twice; key dtypes and value types rotate (each dtype 3 times, each value
+    type 10 times)."""
+    result = []
+    for b, block in enumerate(BLOCKS):
+        for i, ipt in enumerate(ITEMS):
+            for k in range(2):
+                n = 2 * (3 * b + i) + k
+                result.append(Case(DTYPES[n % len(DTYPES)], VALUES[(n + b) % len(VALUES)], block, ipt))
+    return result
+
+
+def warp_cases() -> list[Case]:
+    """Every logical warp width twice (items 1/4/8 and blocks rotating; 1-lane warps also in a 33-thread block)."""
+    result = []
+    for w, lanes in enumerate(WARP_THREADS):
+        for k in range(2):
+            n = 2 * w + k
+            block = (33, 1, 1) if lanes == 1 and k else WARP_BLOCKS[n % len(WARP_BLOCKS)]
+            result.append(Case(DTYPES[(3 * n + 1) % len(DTYPES)], VALUES[n % len(VALUES)], block, ITEMS[n % 3], lanes))
+    return result
+
+
+BLOCK_CASES = block_cases()
+WARP_CASES = warp_cases()
+
+
+def by_abs(a, b):  # type: ignore[no-untyped-def]
+    return abs(a) < abs(b)
+
+
+def oob_keys(dtype: str) -> tuple[np.generic, np.generic]:
+    """``(after "<", after ">")``: keys CUB's contract wants as ``oob_default`` (ordered after every valid key)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return dt.type(np.inf), dt.type(-np.inf)
+    info = np.iinfo(dt)
+    return dt.type(info.max), dt.type(info.min)
+
+
+def make_kernel(case: Case):  # type: ignore[no-untyped-def]
+    """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch).
+
+    Arguments: ``keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out``; the outputs hold one
+    segment of ``tiles * tile`` items per sort of :data:`SORTS`.
+    """
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    KT, IPT, TILE, G, W = getattr(np, case.dtype), case.ipt, case.tile, case.group, case.warp
+    N = case.tiles * case.tile
+    PAIRS = case.values is not None
+    VT = getattr(np, case.values or "int32")
+    SPT = case.threads // G  # tiles per block
+
+    @cuda.jit
+    def block_kernel(keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out):  # noqa: PLR0912 (six sorts, keys or pairs)
+        k = cuda.local.array(IPT, KT)
+        v = cuda.local.array(IPT, VT)
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        tile = cuda.blockIdx.x
+        base = tile * TILE
+        n = valid[tile]
+        for s in range(6):
+            coop.block.load(keys_in, k, offset=base)
+            coop.block.load(values_in, v, offset=base)
+            if s == 0:
+                if PAIRS:
+                    coop.block.merge_sort(k, "<", v)
+                else:
+                    coop.block.merge_sort(k, "<")
+            elif s == 1:
+                if PAIRS:
+                    coop.block.merge_sort(k, ">", v, stable=True)
+                else:
+                    coop.block.merge_sort(k, ">", stable=True)
+            elif s == 2:
+                if PAIRS:
+                    coop.block.merge_sort(k, by_abs, v, stable=True)
+                else:
+                    coop.block.merge_sort(k, by_abs, stable=True)
+            elif s == 3:
+                if PAIRS:
+                    coop.block.merge_sort(k, by_abs, v, valid_items=n, stable=True)
+                else:
+                    coop.block.merge_sort(k, by_abs, valid_items=n, stable=True)
+            elif s == 4:
+                if PAIRS:
+                    coop.block.merge_sort(k, "<", v, valid_items=n, oob_default=oob_lt)
+                else:
+                    coop.block.merge_sort(k, "<", valid_items=n, oob_default=oob_lt)
+            elif PAIRS:
+                coop.block.merge_sort(k, ">", v, valid_items=n, oob_default=oob_gt, stable=True)
+            else:
+                coop.block.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True)
+            for i in range(IPT):
+                keys_out[s * N + base + t * IPT + i] = k[i]
+                if PAIRS:
+                    values_out[s * N + base + t * IPT + i] = v[i]
+
+    @cuda.jit
+    def warp_kernel(keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out):  # noqa: PLR0912 (six sorts, keys or pairs)
+        k = cuda.local.array(IPT, KT)
+        v = cuda.local.array(IPT, VT)
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        lane = t % W
+        tile = cuda.blockIdx.x * SPT + t // W
+        base = tile * TILE
+        n = valid[tile]
+        for s in range(6):
+            for i in range(IPT):
+                k[i] = keys_in[base + lane * IPT + i]
+                v[i] = values_in[base + lane * IPT + i]
+            if s == 0:
+                if PAIRS:
+                    coop.warp.merge_sort(k, "<", v, threads=W)
+                else:
+                    coop.warp.merge_sort(k, "<", threads=W)
+            elif s == 1:
+                if PAIRS:
+                    coop.warp.merge_sort(k, ">", v, stable=True, threads=W)
+                else:
+                    coop.warp.merge_sort(k, ">", stable=True, threads=W)
+            elif s == 2:
+                if PAIRS:
+                    coop.warp.merge_sort(k, by_abs, v, stable=True, threads=W)
+                else:
+                    coop.warp.merge_sort(k, by_abs, stable=True, threads=W)
+            elif s == 3:
+                if PAIRS:
+                    coop.warp.merge_sort(k, by_abs, v, valid_items=n, stable=True, threads=W)
+                else:
+                    coop.warp.merge_sort(k, by_abs, valid_items=n, stable=True, threads=W)
+            elif s == 4:
+                if PAIRS:
+                    coop.warp.merge_sort(k, "<", v, valid_items=n, oob_default=oob_lt, threads=W)
+                else:
+                    coop.warp.merge_sort(k, "<", valid_items=n, oob_default=oob_lt, threads=W)
+            elif PAIRS:
+                coop.warp.merge_sort(k, ">", v, valid_items=n, oob_default=oob_gt, stable=True, threads=W)
+            else:
+                coop.warp.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True, threads=W)
+            for i in range(IPT):
+                keys_out[s * N + base + lane * IPT + i] = k[i]
+                if PAIRS:
+                    values_out[s * N + base + lane * IPT + i] = v[i]
+
+    return warp_kernel if W else block_kernel
+
+
+def signature(case: Case) -> tuple[object, ...]:
+    """The kernel's argument types, for ``compile_kernel`` in the compile tier."""
+    from numba_cuda_mlir.numba_cuda import types
+
+    kt, vt = getattr(types, case.dtype), getattr(types, case.values or "int32")
+    return (kt[::1], vt[::1], types.int64[::1], kt, kt, kt[::1], vt[::1])
+
+
+def valid_counts(case: Case) -> np.ndarray:
+    """Per tile: the whole tile, 0, 1, an odd count inside the tile, one past the tile (clamped), repeating."""
+    inside = max(1, (case.tile * 2) // 3) | 1
+    pattern = [case.tile, 0, 1, min(inside, case.tile), case.tile + 1]
+    return np.array([pattern[i % len(pattern)] for i in range(case.tiles)], np.int64)
+
+
+def inputs(case: Case, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Keys spanning the type with ties (equal keys; equal magnitude, opposite sign), and distinct values."""
+    n = case.tiles * case.tile
+    keys = random_values(rng, case.dtype, n)
+    if np.dtype(case.dtype).kind in "if":
+        odd = np.arange(1, n, 4)
+        keys[odd] = -keys[odd - 1]  # ties of magnitude (never -min: min is the poison, never drawn)
+    five = np.arange(5, n, 6)
+    keys[five - 3] = keys[five]  # equal keys
+    values = rng.permutation(n) + 0.25 if case.values == "float64" else np.arange(n, dtype=np.int32)
+    return keys, values
+
+
+
+def reference_order(sort: str, keys: np.ndarray) -> np.ndarray:
+    """Indices of the stable sort of one tile's ``keys`` for ``sort``."""
+    if sort in ("lt", "p_lt"):
+        return np.argsort(keys, kind="stable")
+    if sort in ("gt", "p_gt"):
+        # stable descending: the stable ascending sort of the reversed tile, reversed
+        return keys.size - 1 - np.argsort(keys[::-1], kind="stable")[::-1]
+    magnitude = [abs(x) for x in keys.tolist()]  # Python ints: exact for 64-bit keys
+    return np.array(sorted(range(keys.size), key=magnitude.__getitem__), dtype=np.int64)  # sorted() is stable
+
+
+def check(case: Case, keys: np.ndarray, values: np.ndarray, valid: np.ndarray, got_k: np.ndarray,
+          got_v: np.ndarray | None) -> None:
+    """Compare every sort of every tile with NumPy (see the module docstring for what each sort checks)."""
+    n_all = case.tiles * case.tile
+    for s, sort in enumerate(SORTS):
+        for tile in range(case.tiles):
+            lo = tile * case.tile
+            count = min(int(valid[tile]), case.tile) if sort in PARTIAL else case.tile
+            k_in, v_in = keys[lo : lo + count], values[lo : lo + count]
+            k_out = got_k[s * n_all + lo : s * n_all + lo + count]
+            order = reference_order(sort, k_in)
+            what = f"{case.id}: {sort} tile {tile} (valid {count})"
+            assert_bits_equal(k_out, k_in[order], what + " keys")
+            if got_v is None:
+                continue
+            v_out = got_v[s * n_all + lo : s * n_all + lo + count]
+            if sort in ("lt", "p_lt"):  # Sort: stability not promised, so the pairs are a permutation
+                got = sorted(zip(k_out.tolist(), v_out.tolist(), strict=True))
+                want = sorted(zip(k_in.tolist(), v_in.tolist(), strict=True))
+                assert got == want, what + " pairs"
+            else:
+                assert_bits_equal(v_out, v_in[order], what + " values")
+
+
+def _launch(case: Case) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    keys, values = inputs(case, rng)
+    valid = valid_counts(case)
+    oob_lt, oob_gt = oob_keys(case.dtype)
+    poison_k, _ = sentinels(case.dtype)
+    size = len(SORTS) * keys.size
+    d_keys = cuda.to_device(np.full(size, poison_k, keys.dtype))
+    d_values = cuda.to_device(np.full(size, -7, values.dtype))
+    make_kernel(case)[case.grid, case.block](
+        cuda.to_device(keys), cuda.to_device(values), cuda.to_device(valid), oob_lt, oob_gt, d_keys, d_values
+    )
+    got_v = d_values.copy_to_host() if case.values else None
+    check(case, keys, values, valid, d_keys.copy_to_host(), got_v)
+    if got_v is None:
+        assert (d_values.copy_to_host() == -7).all(), "a keys-only sort wrote values"
+
+
+def test_the_cases_cover_every_axis() -> None:
+    cases = BLOCK_CASES + WARP_CASES
+    assert {c.dtype for c in cases} == set(DTYPES)
+    assert {c.values for c in BLOCK_CASES} == set(VALUES) == {c.values for c in WARP_CASES}
+    assert {c.block for c in BLOCK_CASES} == set(BLOCKS)
+    assert {c.ipt for c in BLOCK_CASES} == set(ITEMS) == {c.ipt for c in WARP_CASES}
+    assert {c.warp for c in WARP_CASES} == set(WARP_THREADS)
+    assert len(cases) == 42
+
+
+def test_the_reference_is_numpys_stable_sort() -> None:
+    """The host references themselves: descending keeps ties in input order, by magnitude too."""
+    keys = np.array([2, -2, 1, 2, -1], np.int8)
+    assert reference_order("gt", keys).tolist() == [0, 1, 3, 2, 4]
+    assert reference_order("abs", keys).tolist() == [2, 4, 0, 1, 3]
+    assert reference_order("lt", keys).tolist() == [1, 4, 2, 0, 3]
+
+
+@pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
+def test_block_merge_sort(case: Case) -> None:
+    _launch(case)
+
+
+@pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
+def test_warp_merge_sort(case: Case) -> None:
+    _launch(case)
+
+
+def test_a_block_that_is_not_a_power_of_two_is_refused_at_launch() -> None:
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+    from cuda.coop.errors import UsageError
+
+    @cuda.jit
+    def sort33(x):
+        keys = cuda.local.array(4, np.float32)
+        coop.block.load(x, keys)
+        coop.block.merge_sort(keys, "<")
+        coop.block.store(x, keys)
+
+    data = np.arange(33 * 4, dtype=np.float32)[::-1].copy()
+    d = cuda.to_device(data)
+    with pytest.raises(UsageError, match=r"power of two.*\(33, 1, 1\) has 33 threads"):
+        sort33[1, 33](d)
+    assert np.array_equal(d.copy_to_host(), data), "a refused kernel ran"
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    """``tests/gpu/_sanitizer_merge_sort.py`` under compute-sanitizer: right results, nothing found."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
+               "tests.gpu._sanitizer_merge_sort"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
+    output = (result.stdout + result.stderr).replace("\x00", " ")
+    assert "ALL OK" in output, f"the kernels did not run correctly under {tool}:\n{output[-6000:]}"
+    assert output.count("OK merge_sort ") == 2, output[-6000:]
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
