@@ -273,8 +273,7 @@ def readme_block() -> str:
         fns = ", ".join(f"`{f.call}`" for f in fam.functions)
         cub = ", ".join(f"`{s.cub_class}`" for s in fam.specs)
         rows.append(f"| {cub} | {fam.summary} | {fns} |")
-    items, _ = dsl_types()
-    rows += ["", f"Item types (`dtype`): {', '.join(items)}; per function: [support matrix](docs/support_matrix.rst)."]
+    rows += ["", "The item types each function takes: [support matrix](docs/support_matrix.rst)."]
     return "\n".join([_BEGIN, *rows, _END])
 
 
