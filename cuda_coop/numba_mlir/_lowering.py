@@ -18,6 +18,7 @@ import numpy as np
 from .._specs import (
     DEFAULT,
     ArgKind,
+    KnownOp,
     Param,
     Request,
     TParamKind,
@@ -29,13 +30,28 @@ from .._specs import (
 )
 from ..errors import SpecError
 from . import _seams
-from ._operators import user_function
+from ._pointer_abi import user_function_c_abi
 from ._provider_link import KernelProvider
 from ._seams import types
 from ._sites import CallSite, KernelPlan, site
 
-SUPPORTED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
-"""Item dtypes (``dtype``) the DSL passes to CUB."""
+SUPPORTED = (
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
+"""Item dtypes (``dtype``) the DSL passes to CUB (as far as each primitive's spec allows them)."""
 ELEMENT_TYPES = (*SUPPORTED, "bool")
 """Types any other typed argument may have (flags, ranks, counters, counts), as the spec allows."""
 
@@ -57,8 +73,18 @@ class TypedCall:
     """numba types of the runtime arguments."""
 
 
-def _dtype_name(ty: Any) -> str | None:
+_NUMBA_NAMES = {"__nv_bfloat16": "bfloat16"}
+"""numba-cuda-mlir type names that differ from cuda-coop's dtype names."""
+
+
+def _type_name(ty: Any) -> str:
+    """cuda-coop's dtype name of a numba type, or of an array's element type (``bfloat16``, not ``__nv_bfloat16``)."""
     name = str(ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty))
+    return _NUMBA_NAMES.get(name, name)
+
+
+def _dtype_name(ty: Any) -> str | None:
+    name = _type_name(ty)
     return name if name in SUPPORTED else None
 
 
@@ -78,9 +104,9 @@ def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
 def _check_array(cs: CallSite, name: str, ty: Any, dtype: str, what: str, *, binder: str = "") -> None:
     if not isinstance(ty, types.Array):
         raise cs.error(f"{name}= must be {what}; got the scalar {ty}")
-    if str(ty.dtype) != dtype:
+    if _type_name(ty) != dtype:
         why = f" (as {binder}= does)" if binder and binder != name else ""
-        raise cs.error(f"{name}= holds {ty.dtype} but must hold {dtype}{why}")
+        raise cs.error(f"{name}= holds {_type_name(ty)} but must hold {dtype}{why}")
     if ty.ndim != 1 or ty.layout != "C":
         raise cs.error(
             f"{name}= must be a 1-D C-contiguous array, got {ty}: strided or reversed views (x[::2], x[::-1]) "
@@ -106,22 +132,47 @@ def _check_per_thread(
     return origin.extent
 
 
+_BFLOAT16_MAX = float.fromhex("0x1.fep127")
+_BFLOAT16_SIGNIFICAND_BITS = 8
+
+
+def _lossless_bfloat16(value: Any) -> bool:
+    """bfloat16 (no NumPy dtype): integers with at most 8 significant bits, floats that do not overflow."""
+    if isinstance(value, int | np.integer):
+        v = abs(int(value))
+        while v and not v & 1:
+            v >>= 1
+        return v.bit_length() <= _BFLOAT16_SIGNIFICAND_BITS and abs(int(value)) <= _BFLOAT16_MAX
+    if isinstance(value, float | np.floating):
+        return abs(float(value)) <= _BFLOAT16_MAX or not np.isfinite(value)
+    return False
+
+
 def _lossless(value: Any, dtype: str) -> bool:
     """Whether the constant ``value`` converts to ``dtype`` without loss: an integer type takes integers in
     its range, a floating type integers it represents exactly and floats that do not overflow (rounding a
-    float constant to float32 is ordinary float semantics)."""
-    dt = np.dtype(dtype)
+    float constant to float32 is ordinary float semantics); a complex type takes real and complex values
+    whose parts its floating type takes."""
     if isinstance(value, bool | np.bool_):
         return True
+    if dtype == "bfloat16":
+        return _lossless_bfloat16(value)
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        part = np.dtype(f"float{dt.itemsize * 4}").name
+        if isinstance(value, complex | np.complexfloating):
+            return _lossless(float(value.real), part) and _lossless(float(value.imag), part)
+        return _lossless(value, part)
     if dt.kind in "iu":
-        if not isinstance(value, int | np.integer):
-            return False
-        info = np.iinfo(dt)
-        return int(info.min) <= int(value) <= int(info.max)
+        return isinstance(value, int | np.integer) and int(np.iinfo(dt).min) <= int(value) <= int(np.iinfo(dt).max)
+    return _lossless_float(value, dt)
+
+
+def _lossless_float(value: Any, dt: np.dtype[Any]) -> bool:
     with np.errstate(all="ignore"):
-        if dt.kind == "f" and isinstance(value, int | np.integer):
+        if isinstance(value, int | np.integer):
             return float(dt.type(value)) == value  # Python compares a float and an int exactly
-        if dt.kind == "f" and isinstance(value, float | np.floating):
+        if isinstance(value, float | np.floating):
             return bool(np.isfinite(dt.type(value))) or not np.isfinite(value)  # rounding, never overflow
     return False
 
@@ -133,20 +184,30 @@ def _check_scalar(cs: CallSite, name: str, ty: Any, target: Any) -> None:
     if not isinstance(ty, types.Number | types.Boolean):
         raise cs.error(f"{name}= must be a number convertible to {target}; got {ty}")
     if name in cs.constants:
-        if not _lossless(cs.constants[name], str(target)):
+        if not _lossless(cs.constants[name], _type_name(target)):
             raise cs.error(
                 f"{name}={cs.constants[name]!r} does not convert to {target} exactly; pass a value of {target}"
             )
         return
     base = types.unliteral(ty)
-    if base == target or isinstance(base, types.Boolean):
+    if base == target or isinstance(base, types.Boolean) or _safe_cast(_type_name(base), _type_name(target)):
         return
-    if np.can_cast(np.dtype(str(base)), np.dtype(str(target)), casting="safe"):
-        return
+    fix = f"np.{target}(value)" if _type_name(target) != "bfloat16" else "float32_to_bfloat16(value)"
     raise cs.error(
-        f"{name}= is {base}, which does not convert to {target} without loss; convert it explicitly, "
-        f"e.g. np.{target}(value)"
+        f"{name}= is {_type_name(base)}, which does not convert to {_type_name(target)} without loss; convert it "
+        f"explicitly, e.g. {fix}"
     )
+
+
+def _safe_cast(source: str, target: str) -> bool:
+    """NumPy's safe casting, with bfloat16 (8-bit integers widen to it; it widens to float32 and wider)."""
+    if source == target:
+        return True
+    if target == "bfloat16":
+        return source in ("int8", "uint8")
+    if source == "bfloat16":
+        return target in ("float32", "float64", "complex64", "complex128")
+    return bool(np.can_cast(np.dtype(source), np.dtype(target), casting="safe"))
 
 
 def _bits(value: int | str, params: dict[str, Any]) -> int:
@@ -173,7 +234,13 @@ def _check_count(cs: CallSite, name: str, ty: Any) -> None:
         raise cs.error(f"{name}= must be an integer; got {ty}")
 
 
-_KIND_WORDS = {"int": "signed integer", "uint": "unsigned integer", "float": "floating-point", "bool": "bool"}
+_KIND_WORDS = {
+    "int": "signed integer",
+    "uint": "unsigned integer",
+    "float": "floating-point",
+    "complex": "complex",
+    "bool": "bool",
+}
 
 
 def _kind(name: str) -> str:
@@ -182,7 +249,7 @@ def _kind(name: str) -> str:
 
 
 def _numba(name: str) -> Any:
-    """The numba type of a dtype name (``"bool"`` included)."""
+    """The numba type of a dtype name (``"bool"`` and ``"bfloat16"`` included)."""
     return types.boolean if name == "bool" else getattr(types, name)
 
 
@@ -221,7 +288,7 @@ class _Typing:
         """The dtype ``name``'s values must have: its spec type, binding a TYPE parameter on first use."""
         ref = p.type or "dtype"
         if ref in self.type_params and ref not in self.params:
-            given = str(ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty))
+            given = _type_name(ty)
             self.check_kind(name, ref, given)
             self.params[ref] = given
             self.binders[ref] = name
@@ -279,8 +346,10 @@ class _Typing:
         returns = _ref_type(p.returns or "dtype", self.params)
         if p.kind is ArgKind.OPERATOR:
             op = coerce_operator(value)
+            if isinstance(op, KnownOp) and op.domain == "ordered":
+                _check_ordered(cs, name, op, (*args, returns))
             if op is None:
-                user = user_function(cs, name, value, returns(*args))
+                user = user_function_c_abi(cs, name, value, returns, args)
                 self.user_ops.append(user)
                 op = UserOp(user[0])
             self.params[name] = op
@@ -291,9 +360,20 @@ class _Typing:
         if not isinstance(state, types.Array):
             raise cs.error(f"{name}= needs {p.state}=, an array its first argument points to (got {state})")
         self.sources[name] = index  # type: ignore[assignment]
-        user = user_function(cs, name, value, returns(types.CPointer(state.dtype), *args))
+        user = user_function_c_abi(cs, name, value, returns, args, state=types.CPointer(state.dtype))
         self.user_ops.append(user)
         self.params[name] = UserCallback(user[0])
+
+
+def _check_ordered(cs: CallSite, name: str, op: KnownOp, tys: tuple[Any, ...]) -> None:
+    """min/max/</> need ordered values: complex numbers have none (refused in public words)."""
+    for ty in tys:
+        if _type_name(ty) in ("complex64", "complex128"):
+            raise cs.error(
+                f"{name}={op.aliases[0]!r} needs ordered values, but the items are {_type_name(ty)}: complex numbers "
+                f"have no order, so coop.{cs.primitive.name} cannot take their {op.aliases[0]}; pass a user operator "
+                "that defines the order you mean (e.g. one comparing abs(a) and abs(b))"
+            )
 
 
 def _type_arguments(t: _Typing) -> None:
@@ -373,22 +453,40 @@ def _numba_type(cparam: Any, argty: Any) -> Any:
     return types.CPointer(vt) if cparam.pointer else vt
 
 
+def _by_slot(cparam: Any) -> bool:
+    """A single value of a pointer-ABI type (``__half``, complex...): it crosses as a pointer to a stack slot."""
+    vt = cparam.value_type
+    return vt is not None and vt.abi == "pointer" and cparam.extent is None and cparam.kind is not ArgKind.POINTER
+
+
 def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     cs, kernel = site(site_id)
     provider = _kernel_provider(lower, kernel)
     sig = provider.signature(site_id)
     typed: TypedCall = kernel.typed[site_id]
     runtime = args[1:]
-    c_args, c_types = [], []
+    params: list[tuple[Any, Any, int | None]] = []
+    result: tuple[Any, int] | None = None
     for cparam in sig.params:
         index = typed.sources.get(cparam.name)
+        if index is None and cparam.role == "out" and _by_slot(cparam) and result is None:
+            result = (_numba(cparam.value_type.name), cparam.value_type.align)  # the call's result
+            continue
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
-        c_args.append(runtime[index])
-        c_types.append(_numba_type(cparam, typed.argtys[index]))
+        if _by_slot(cparam):
+            params.append((runtime[index], _numba(cparam.value_type.name), cparam.value_type.align))
+        else:
+            params.append((runtime[index], _numba_type(cparam, typed.argtys[index]), None))
     returns = _numba(sig.returns.name) if sig.returns is not None else types.none
-    c_sig = returns(*c_types)
-    _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=c_args)
+    if result is None and all(align is None for _, _, align in params):
+        c_sig = returns(*(ty for _, ty, _ in params))
+        args_ = [var for var, _, _ in params]
+        _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=args_)
+        return
+    _seams.lower_extern_call_slots(
+        lower, target, sig.symbol, params=params, returns=returns, result=result, link=provider.link_items
+    )
 
 
 def _kernel_provider(lower: Any, kernel: KernelPlan) -> Any:

@@ -133,7 +133,6 @@ def lower_extern_call_slots(
     promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
     """
     from numba_cuda_mlir._mlir.dialects import func as _func
-    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
     from numba_cuda_mlir.lowering_utilities import get_or_insert_function
 
     c_types = [types.CPointer(ty) if align is not None else ty for _, ty, align in params]
@@ -143,34 +142,47 @@ def lower_extern_call_slots(
     sig = returns(*c_types)
     lower._link_external_function(_compiler.ExternFunction(symbol, sig, link=tuple(link), abi="c"))
 
-    def slot(ty: Any, align: int) -> Any:
-        return lower.alloca(lower.get_storage_type(ty), 1) if align <= 1 else _aligned_slot(lower, ty, align)
-
     operands: list[Any] = []
     for var, ty, align in params:
         if align is None:
             operands += lower._call_operands_from_vars([var], expected_types=[ty])
         else:
             value = lower._coerce_value_to_numba_type(ty, lower.load_var(var))
-            ptr = slot(ty, align)
-            _llvm.store(lower.as_storage(ty, value), ptr, alignment=align)
+            ptr = _aligned_slot(lower, ty, align)
+            _slot_store(lower.as_storage(ty, value), ptr, align)
             operands.append(ptr)
     out = None
     if result is not None:
-        out = slot(*result)
+        out = _aligned_slot(lower, *result)
         operands.append(out)
     fty = lower._external_abi_function_type(sig)
     callee = get_or_insert_function(symbol, fty, lower.mlir_gpu_module)
     if out is not None:
         _func.call(result=[], callee=callee.name.value, operands_=operands)
         rty, align = result  # type: ignore[misc]
-        stored = _llvm.load(res=lower.get_storage_type(rty), addr=out, alignment=align)
+        stored = _slot_load(lower.get_storage_type(rty), out, align)
         lower.store_var(target, lower.from_storage(rty, stored))
     elif returns not in (types.none, types.void):
         raw = _func.call(result=list(fty.results), callee=callee.name.value, operands_=operands)
         lower.store_var(target, lower.from_return(returns, lower._call_results_tuple(raw)[0]))
     else:
         _func.call(result=[], callee=callee.name.value, operands_=operands)
+
+
+def _is_complex(t: Any) -> bool:
+    from numba_cuda_mlir._mlir import ir as _mir
+
+    return isinstance(t, _mir.ComplexType) or t.typeid == _mir.ComplexType.static_typeid
+
+
+def _slot_type(storage: Any) -> Any:
+    """The LLVM type of a slot holding ``storage`` (an MLIR ``complex<f32>`` is laid out as two floats)."""
+    from numba_cuda_mlir._mlir import ir as _mir
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+
+    if _is_complex(storage):
+        return _llvm.ArrayType.get(_mir.ComplexType(storage).element_type, 2)
+    return storage
 
 
 def _aligned_slot(lower: Any, ty: Any, align: int) -> Any:
@@ -180,9 +192,41 @@ def _aligned_slot(lower: Any, ty: Any, align: int) -> Any:
     from numba_cuda_mlir.lowering_utilities import i64_of
 
     with lower.alloca_insertion_point():
-        return _mir.Value(
-            _llvm.alloca(_llvm.PointerType.get(), i64_of(1), lower.get_storage_type(ty), alignment=align)
-        )
+        elem = _slot_type(lower.get_storage_type(ty))
+        return _mir.Value(_llvm.alloca(_llvm.PointerType.get(), i64_of(1), elem, alignment=align))
+
+
+def _part(ptr: Any, part: Any, index: int) -> Any:
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+    from numba_cuda_mlir.lowering_utilities import i64_of
+
+    return _llvm.getelementptr(_llvm.PointerType.get(), ptr, [i64_of(index)], [-(2**31)], part, None)
+
+
+def _slot_store(value: Any, ptr: Any, align: int) -> None:
+    from numba_cuda_mlir._mlir import ir as _mir
+    from numba_cuda_mlir._mlir.dialects import complex as _complex
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+
+    if _is_complex(value.type):
+        part = _mir.ComplexType(value.type).element_type
+        _llvm.store(_complex.re(value), _part(ptr, part, 0), alignment=align)
+        _llvm.store(_complex.im(value), _part(ptr, part, 1))
+    else:
+        _llvm.store(value, ptr, alignment=align)
+
+
+def _slot_load(storage: Any, ptr: Any, align: int) -> Any:
+    from numba_cuda_mlir._mlir import ir as _mir
+    from numba_cuda_mlir._mlir.dialects import complex as _complex
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+
+    if _is_complex(storage):
+        part = _mir.ComplexType(storage).element_type
+        re = _llvm.load(res=part, addr=_part(ptr, part, 0), alignment=align)
+        im = _llvm.load(res=part, addr=_part(ptr, part, 1))
+        return _complex.create_(storage, re, im)
+    return _llvm.load(res=storage, addr=ptr, alignment=align)
 
 
 def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str) -> bytes:
