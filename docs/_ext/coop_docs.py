@@ -409,6 +409,16 @@ def _rst_doc(text: str) -> str:
     return " ".join(text.split())
 
 
+def drop_stub_typehints(app: Sphinx, what: str, name: str, obj: object, *_: object) -> None:
+    """Primitive stubs annotate every parameter ``Any`` (a kernel's types decide): show no types for them.
+
+    Runs after autodoc recorded the annotations (priority 600 > 500), before they are merged into the
+    parameter list.
+    """
+    if what == "function" and getattr(obj, "__coop_primitive__", None) is not None:
+        app.env.current_document.autodoc_annotations.pop(name, None)
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     if not PACKAGE_DIR.is_dir():
         raise ExtensionError(f"cuda-coop's source is not at {PACKAGE_DIR}")
@@ -423,4 +433,5 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-support-matrix", SupportMatrix)
     app.add_directive("coop-migration-table", MigrationTable)
     app.connect("builder-inited", write_family_pages)
+    app.connect("autodoc-process-signature", drop_stub_typehints, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -83,6 +83,7 @@ def test_one_page_per_family_with_class_functions_algorithms_types_example(site:
                     assert " ".join(line.split()) in text, (fam.module, line)
         for fn in fam.functions:
             assert fn.cub_method in text and fn.call in text, fn.call
+        assert "(Any)" not in text, f"{fam.module}: the stubs' Any annotations are shown"
 
 
 def test_index_and_api_link_every_family(site: Path) -> None:

@@ -12,6 +12,7 @@ Numba-CUDA-MLIR integration, so the module needs that extra.
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -145,6 +146,14 @@ def test_the_name_check_catches_unknown_primitives() -> None:
     text = "use coop.block.load, cuda.coop.warp.sum and :func:`cuda.coop.block.radix_sort_keys_x`; coop.grid.x"
     assert unknown_primitives(text) == {"coop.block.radix_sort_keys_x"}
     assert unknown_primitives("coop_exp.block.radix_sort_keys(dtype)") == set()
+
+
+def test_docstrings_the_docs_show_name_only_existing_primitives() -> None:
+    """The family pages show the stubs' docstrings and the specs' docs."""
+    texts = {fn.call: inspect.getdoc(fn.obj) or "" for fam in coop_families.families() for fn in fam.functions}
+    texts |= {spec.name: spec.doc for fam in coop_families.families() for spec in fam.specs}
+    bad = {name: sorted(u) for name, text in texts.items() if (u := unknown_primitives(text))}
+    assert not bad, bad
 
 
 def test_readme_and_docs_name_only_existing_primitives() -> None:
