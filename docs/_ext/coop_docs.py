@@ -317,8 +317,8 @@ class FamilyPage(_GeneratedRst):
 
     def _types(self, fam: coop_families.Family) -> list[str]:
         out = ["Types", "-----", ""]
-        for spec in fam.specs:
-            out += [f"Items (``dtype``) of ``{spec.cub_class}``: {_types(coop_families.item_types(spec))}.", ""]
+        rows = [[_func(fn), _types(coop_families.accepted_types(fn))] for fn in fam.functions]
+        out += _table(["function", "item types (``dtype``)"], rows, "30 70") + _restrictions(fam.functions)
         rows = [[_func(fn), ", ".join(f"``{n}``" for n in arg.names), _types(arg.types)]
                 for fn in fam.functions for arg in coop_families.typed_arguments(fn)]
         if rows:
@@ -353,13 +353,12 @@ class SupportMatrix(_GeneratedRst):
 
     def lines(self) -> list[str]:
         items, _ = coop_families.dsl_types()
+        functions = [fn for fam in coop_families.families() for fn in fam.functions]
         rows = []
-        for fam in coop_families.families():
-            for spec in fam.specs:
-                allowed = set(coop_families.item_types(spec))
-                for fn in (f for f in fam.functions if f.prim.spec is spec):
-                    rows.append([_func(fn), *("✓" if t in allowed else "" for t in items)])
-        out = _table(["function", *items], rows)
+        for fn in functions:
+            allowed = set(coop_families.accepted_types(fn))
+            rows.append([_func(fn), *("✓" if t in allowed else "" for t in items)])
+        out = _table(["function", *items], rows) + _restrictions(functions)
         later = coop_families.not_yet_types()
         if later:
             out += [f"Known to the specs but not passed by the Numba-CUDA-MLIR integration yet: {_types(later)}.", ""]
@@ -370,6 +369,15 @@ class SupportMatrix(_GeneratedRst):
             out += ["Arguments other than the items whose element type is free (flags, ranks, counters, counts):",
                     "", *_table(["function", "argument", "element types"], other, "30 25 45")]
         return out
+
+
+def _restrictions(functions: list[coop_families.Function]) -> list[str]:
+    """A list of the algorithms that take fewer item types than their function's default algorithm."""
+    out = []
+    for fn in functions:
+        for algorithm, refused in coop_families.algorithm_restrictions(fn):
+            out.append(f'- {_func(fn)} with ``algorithm="{algorithm}"`` does not take {_types(refused)}.')
+    return ["Algorithms that take fewer types:", "", *out, ""] if out else []
 
 
 class MigrationTable(_GeneratedRst):

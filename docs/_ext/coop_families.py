@@ -28,12 +28,18 @@ from cuda.coop._specs import (
     _FAMILIES,
     BUILTIN_TYPES,
     ArgKind,
+    CubEnum,
     PrimitiveSpec,
+    Request,
     Scope,
     TemplateParam,
     TParamKind,
+    UserCallback,
+    UserOp,
+    bind,
     get_primitive,
 )
+from cuda.coop.errors import SpecError
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -234,6 +240,68 @@ def set_by(tp: TemplateParam, functions: list[Function]) -> str:
         default = getattr(tp.default, "short_name", tp.default)
         return f"``{tp.name}=``" + (f" (default ``{default!r}``)" if tp.optional else "")
     return f"fixed: ``{tp.default}``" if tp.optional else "not settable"
+
+
+_PROBE_BLOCK = (128, 1, 1)
+"""The launch the support matrix asks the specs about (a multiple of the warp, a power of two)."""
+
+
+def _stand_in(tp: TemplateParam, spec: PrimitiveSpec, dtype: str, algorithm: CubEnum | None) -> Any:
+    """The probe's value for a template parameter; None to leave it to the spec (inferred, defaulted)."""
+    if tp.name == "dtype":
+        return dtype
+    if tp.enum is not None and tp.enum is spec.algorithm and algorithm is not None:
+        return algorithm
+    if tp.inferred or tp.optional:
+        return None
+    if tp.kind is TParamKind.TYPE:
+        allowed = _allowed(tp.kinds, dsl_types()[1])
+        return "int32" if "int32" in allowed else allowed[0]
+    small = {TParamKind.INT: 4, TParamKind.BOOL: False}
+    return small.get(tp.kind, next(iter(tp.enum)) if tp.enum is not None else None)
+
+
+def _probe(fn: Function, dtype: str, algorithm: CubEnum | None) -> bool:
+    """Whether some overload of ``fn`` binds with items of ``dtype`` (and ``algorithm``), the other
+    template parameters at their defaults or a small valid value, operators user functions."""
+    spec = fn.prim.spec
+    for ov in fn.prim.method.overloads:
+        params = {tp.name: v for tp in (*spec.tparams, *ov.tparams)
+                  if (v := _stand_in(tp, spec, dtype, algorithm)) is not None}
+        for p in ov.all_params:
+            if p.kind is ArgKind.OPERATOR:
+                params[p.name] = UserOp("probe_op")
+            elif p.kind is ArgKind.CALLBACK:
+                params[p.name] = UserCallback("probe_callback")
+        try:
+            bind(Request(spec.name, fn.prim.method.name, ov.name, **params), _PROBE_BLOCK)
+        except SpecError:
+            continue
+        return True
+    return False
+
+
+def accepted_types(fn: Function, algorithm: CubEnum | None = None) -> tuple[str, ...]:
+    """The item dtypes ``fn`` takes (with ``algorithm``; its default if None): the spec's kinds among
+    the DSL's types, less those the spec's constraints refuse. If no type at all binds (the probe's
+    stand-in values do not suit this spec), the kinds alone decide."""
+    kinds = item_types(fn.prim.spec)
+    accepted = tuple(t for t in kinds if _probe(fn, t, algorithm))
+    return accepted if accepted or algorithm is not None else kinds
+
+
+def algorithm_restrictions(fn: Function) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(algorithm, refused types)`` for each algorithm that refuses some, not all, of the types
+    ``fn`` takes with its default algorithm."""
+    if fn.prim.spec.algorithm is None:
+        return ()
+    base = accepted_types(fn)
+    out = []
+    for member in fn.prim.spec.algorithm:
+        refused = tuple(t for t in base if t not in accepted_types(fn, member))
+        if 0 < len(refused) < len(base):
+            out.append((member.short_name, refused))
+    return tuple(out)
 
 
 def not_yet_types() -> tuple[str, ...]:

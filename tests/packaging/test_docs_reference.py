@@ -103,10 +103,12 @@ def test_support_matrix_has_every_function_and_type(site: Path) -> None:
     items, _ = coop_families.dsl_types()
     assert rows["function"] == list(items)
     for fam in coop_families.families():
-        for spec in fam.specs:
-            expected = ["✓" if t in coop_families.item_types(spec) else "" for t in items]
-            for fn in (f for f in fam.functions if f.prim.spec is spec):
-                assert rows.get(fn.call) == expected, fn.call
+        for fn in fam.functions:
+            expected = ["✓" if t in coop_families.accepted_types(fn) else "" for t in items]
+            assert rows.get(fn.call) == expected, fn.call
+            for algorithm, refused in coop_families.algorithm_restrictions(fn):
+                assert f'{fn.call} with algorithm="{algorithm}" does not take {", ".join(refused)}.' in (
+                    _text(site, "support_matrix")), (fn.call, algorithm)
 
 
 def test_migration_table_names_todays_functions(site: Path) -> None:

@@ -108,6 +108,22 @@ def test_item_types_are_the_spec_kinds_among_the_dsl_types() -> None:
                 assert set(arg.names) <= set(fn.prim.signature.parameters), (fn.call, arg)
 
 
+def test_the_matrix_asks_the_specs_constraints() -> None:
+    """Types come from the kinds, less what the constraints refuse; the probe binds for every function."""
+    for fam in coop_families.families():
+        for fn in fam.functions:
+            kinds = coop_families.item_types(fn.prim.spec)
+            accepted = coop_families.accepted_types(fn)
+            assert set(accepted) <= set(kinds), fn.call
+            assert any(coop_families._probe(fn, t, None) for t in kinds), (
+                f"{fn.call}: no item type binds with the probe's stand-in values; extend _stand_in")
+    block_sum = next(fn for fam in coop_families.families() for fn in fam.functions if fn.call == "coop.block.sum")
+    restrictions = dict(coop_families.algorithm_restrictions(block_sum))
+    assert "int8" in restrictions["warp_reductions_nondeterministic"]  # CUB's atomics add 32/64-bit types only
+    assert "int32" not in restrictions["warp_reductions_nondeterministic"]
+    assert "raking" not in restrictions
+
+
 def test_every_family_example_exists() -> None:
     ids = {ex.id for ex in coop_sources.find_examples()}
     for fam in coop_families.families():
