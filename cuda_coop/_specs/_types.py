@@ -18,7 +18,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["BUILTIN_TYPES", "NONE_TYPE", "ValueType", "user_type", "value_type"]
+__all__ = ["BUILTIN_TYPES", "DSL_DTYPES", "NONE_TYPE", "ValueType", "user_type", "value_type"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -86,6 +86,25 @@ BUILTIN_TYPES: dict[str, ValueType] = {
     )
 }
 """The built-in dtypes, by NumPy name."""
+
+DSL_DTYPES = (
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
+"""The item dtypes a kernel may pass to a primitive (numba-cuda-mlir's float16, bfloat16 and complex
+included), as far as each primitive's spec allows them (its TYPE parameters' ``kinds``)."""
 
 NONE_TYPE = ValueType(name="none", cpp="cub::NullType", size=1, align=1, kind="none")
 """``cub::NullType``: the default of optional type parameters such as BlockRadixSort's ValueT."""

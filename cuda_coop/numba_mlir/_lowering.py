@@ -28,6 +28,7 @@ from .._specs import (
     coerce_operator,
     value_type,
 )
+from .._specs._types import DSL_DTYPES
 from ..errors import SpecError
 from . import _seams
 from ._pointer_abi import user_function_c_abi
@@ -35,22 +36,7 @@ from ._provider_link import KernelProvider
 from ._seams import types
 from ._sites import CallSite, KernelPlan, site
 
-SUPPORTED = (
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+SUPPORTED = DSL_DTYPES
 """Item dtypes (``dtype``) the DSL passes to CUB (as far as each primitive's spec allows them)."""
 ELEMENT_TYPES = (*SUPPORTED, "bool")
 """Types any other typed argument may have (flags, ranks, counters, counts), as the spec allows."""
