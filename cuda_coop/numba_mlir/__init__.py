@@ -22,11 +22,12 @@ if _problem is not None:
 from . import _activation  # noqa: E402  (the version is checked first)
 from ._inspect import CompiledKernel as CompiledKernel  # noqa: E402
 from ._inspect import compile_kernel as compile_kernel  # noqa: E402
+from ._inspect import shared_memory_bytes as shared_memory_bytes  # noqa: E402
 
 _activation.activate()
 mark_active("numba_mlir")
 
-__all__ = ["CompiledKernel", "compile_kernel"]
+__all__ = ["CompiledKernel", "compile_kernel", "shared_memory_bytes"]
 
 
 def __dir__() -> list[str]:

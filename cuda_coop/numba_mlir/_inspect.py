@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import operator
 import re
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolkitNotFoundError, UsageError
+from ..errors import BackendError, ToolkitNotFoundError, UsageError
 from . import _seams
 
-__all__ = ["CompiledKernel", "compile_kernel"]
+__all__ = ["CompiledKernel", "compile_kernel", "shared_memory_bytes"]
 
 
 def _tool(name: str) -> str:
@@ -33,6 +34,39 @@ def _run_on_cubin(tool: str, args: list[str], cubin: bytes) -> str:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(cubin)
         return subprocess.run([_tool(tool), *args, str(path)], check=True, capture_output=True, text=True).stdout
+
+
+RESERVED_SHARED_BYTES = 1024
+"""Shared memory the driver reserves per block on sm_80 and later (``cudaDevAttrReservedSharedMemoryPerBlock``)."""
+
+
+def _elf_sections(image: bytes) -> dict[str, int]:
+    """Section name -> size of a 64-bit little-endian ELF image (a cubin)."""
+    if image[:5] != b"\x7fELF\x02" or image[5] != 1:
+        raise BackendError("the compiled kernel is not a 64-bit little-endian ELF cubin (a cuda-coop bug: report it)")
+    (shoff,) = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", image, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx][4]
+
+    def name(offset: int) -> str:
+        end = image.index(b"\0", strtab + offset)
+        return image[strtab + offset : end].decode()
+
+    return {name(h[0]): h[5] for h in headers}
+
+
+def static_shared_bytes(cubin: bytes, function: str) -> int:
+    """Static shared memory of ``function`` in ``cubin``, as the driver reports it (``SHARED_SIZE_BYTES``).
+
+    The size of its ``.nv.shared.<function>`` section (0 when it has none), less the
+    :data:`RESERVED_SHARED_BYTES` that sm_80+ cubins (those with a ``.nv.shared.reserved.*``
+    section) lay out at the start of it: ptxas's "bytes smem".
+    """
+    sections = _elf_sections(cubin)
+    size = sections.get(f".nv.shared.{function}", 0)
+    reserved = any(n.startswith(".nv.shared.reserved.") for n in sections)
+    return max(0, size - RESERVED_SHARED_BYTES) if reserved and size else size
 
 
 @dataclass(frozen=True)
@@ -56,6 +90,11 @@ class CompiledKernel:
     def sass(self) -> str:
         """SASS of the linked cubin (nvdisasm from the NVIDIA wheels)."""
         return _run_on_cubin("nvdisasm", ["-c"], self.cubin)
+
+    @property
+    def shared_memory_bytes(self) -> int:
+        """Static shared memory per block in bytes, as a launch uses it (see :func:`shared_memory_bytes`)."""
+        return static_shared_bytes(self.cubin, str(self._result.metadata["func_name"]))
 
     def resource_usage(self) -> dict[str, int]:
         """Registers per thread, static shared memory, local memory and stack, from cuobjdump."""
@@ -146,3 +185,37 @@ def compile_kernel(
     with _seams.assumed_compute_capability(cc):
         result = _seams.compile_for_launch(kernel, signature, block3, grid3, chip=chip)
     return CompiledKernel(cubin=bytes(result.metadata["cubin"]), arch=chip, block=block3, _result=result)
+
+
+def shared_memory_bytes(kernel: Any, signature: Any, *, block: int | tuple[int, ...], arch: str = "sm_90") -> int:
+    """The static shared memory per block (bytes) of ``kernel`` launched with ``block``, known before any launch.
+
+    The figure the CUDA driver reports for the launched kernel (``CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES``):
+    the temporary storage of every cuda-coop primitive in the kernel plus the kernel's own
+    ``cuda.shared.array`` s. Block-scope primitives share one region (the largest TempStorage, not the
+    sum); warp-scope primitives get one slot per warp. Not included: dynamic shared memory (the
+    launch's ``sharedmem``) and the 1 KiB the driver reserves per block on sm_80 and later. A block
+    needs this plus its dynamic shared memory within the device's shared memory per block (48 KiB
+    unless the kernel opts in to more); use it to pick a block size for occupancy. The grid does not
+    change it.
+
+    Compiles the kernel without a GPU, as :func:`compile_kernel` does; the result's
+    :attr:`CompiledKernel.shared_memory_bytes` is the same figure.
+
+    Parameters
+    ----------
+    kernel:
+        The kernel (a numba-cuda-mlir dispatcher).
+    signature:
+        Its argument types, e.g. ``(float32[::1], float32[::1])``.
+    block:
+        The block shape it will be launched with (1 to 3 positive integers).
+    arch:
+        The GPU architecture, e.g. ``"sm_90"`` (see :func:`compile_kernel`).
+
+    Raises
+    ------
+    UsageError
+        ``kernel`` is not a numba-cuda-mlir kernel, or ``block`` or ``arch`` is malformed.
+    """
+    return compile_kernel(kernel, signature, block=block, arch=arch).shared_memory_bytes
