@@ -1,0 +1,45 @@
+"""The committed benchmark results: the plot and table are drawn from the committed JSON, and the JSON
+covers the suite as it is defined (a family added to benchmarks/suite.py without a measurement shows)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results" / "suite.json"
+
+
+def _module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_plot_and_table_are_drawn_from_the_committed_json() -> None:
+    plot = _module("plot")
+    result = json.loads(RESULTS.read_text())
+    assert RESULTS.with_suffix(".svg").read_text() == plot.svg(result), "run: python benchmarks/plot.py"
+    assert RESULTS.with_suffix(".csv").read_text() == plot.table(result), "run: python benchmarks/plot.py"
+
+
+def test_every_result_was_checked_and_names_its_machine() -> None:
+    result = json.loads(RESULTS.read_text())
+    assert result["device"] and result["date"] and result["rows"]
+    assert all(r["cub_ok"] and r["coop_ok"] for r in result["rows"])
+
+
+def test_the_json_covers_every_suite_case() -> None:
+    pytest.importorskip("numba_cuda_mlir")
+    suite = _module("suite")
+    measured = {r["case"] for r in json.loads(RESULTS.read_text())["rows"]}
+    missing = [c.name for c in suite.cases() if c.name not in measured]
+    assert not missing, f"cases without a committed measurement (run benchmarks/suite.py on a GPU): {missing}"
