@@ -268,7 +268,7 @@ class FamilyPage(_GeneratedRst):
                 out += [f":CUB class: ``{spec.cub_class}`` (``#include <{spec.header}>``)"]
             else:  # cuda-coop's own composition of CUB classes
                 out += [f":Class: ``{spec.cub_class}``, cuda-coop's code on ``<{spec.header}>``"]
-        items = tuple(dict.fromkeys(t for spec in fam.specs for t in coop_families.item_types(spec)))
+        items = tuple(dict.fromkeys(t for fn in fam.functions for t in coop_families.accepted_types(fn)))
         out += [f":Called by: every thread of {_SCOPE[scope]}, together, inside a kernel (:mod:`cuda.coop.{scope}`)",
                 f":Item types: {_types(items)}",
                 ":Temporary storage: allocated by cuda-coop, none to pass", ""]

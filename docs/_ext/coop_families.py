@@ -105,7 +105,8 @@ class Function:
 
     @property
     def cub_method(self) -> str:
-        return f"{self.prim.spec.cub_class}::{self.prim.method.cpp}"
+        """The C++ member function(s) it calls: ``cub::BlockMergeSort::Sort / StableSort``."""
+        return f"{self.prim.spec.cub_class}::" + " / ".join(self.prim.method.cpp_names())
 
     @property
     def summary(self) -> str:
