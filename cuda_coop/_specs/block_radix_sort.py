@@ -98,7 +98,7 @@ VALUE_TYPE = TemplateParam(
 )
 RADIX_BITS = TemplateParam(
     name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
-    doc="Bits sorted per pass (CUB's default 4; at least 1).",
+    doc="Bits sorted per pass (CUB's default 4).",
 )
 DESCENDING = TemplateParam(
     name="descending", cpp="SortDescending", kind=TParamKind.BOOL, optional=True, default=False,
@@ -190,10 +190,6 @@ SORT_CONSTRAINTS = (
         check=lambda b: b.type_of("dtype").name not in ("float16", "bfloat16"),
         message="keys of {dtype} are not supported yet (float16/bfloat16 keys come with a later dtype issue); "
         "sort float32 keys instead",
-    ),
-    Constraint(
-        check=lambda b: int(b.values["radix_bits"]) >= 1,
-        message="radix_bits={radix_bits} must be at least 1 (CUB sorts radix_bits bits per pass)",
     ),
 )
 

@@ -39,6 +39,9 @@ def radix_sort(
     form of the key (signed integers and floats have their sign bit flipped, negative floats all bits);
     ``begin_bit``/``end_bit`` may be runtime int32 values, constants are checked against the key's width;
     ``begin_bit == end_bit`` keeps the input order and ``begin_bit > end_bit`` is undefined in CUB.
+
+    Key order: integers numerically; floats ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf < +NaN`` (a NaN by
+    its sign bit; -0.0 and +0.0 tie, keep their input order and their signs). Stable, descending too.
     """
 
 
@@ -61,7 +64,8 @@ def argsort(
 
     Afterwards the tile of ``indices`` (arranged as ``output``) is ``np.argsort(tile, kind="stable") + base``
     (for ``descending``, ties still in input order) and ``keys`` is sorted as by ``radix_sort``. ``indices``
-    is a ``cuda.local.array(N, <any integer type>)``; its input is ignored.
+    is a ``cuda.local.array(N, <any integer type>)``; its input is ignored. Key order as ``radix_sort``:
+    -0.0 and +0.0 tie (input order kept), a NaN sorts by its sign bit (-NaN first, +NaN last).
     """
 
 
@@ -83,6 +87,7 @@ def top_k(
     """Write the tile's ``k`` largest keys (``largest=False``: smallest), in order, to
     ``out_keys[offset : offset + k]`` and their values to ``out_values[offset : offset + k]``.
 
-    ``k`` is clamped to ``[0, tile]``; ties keep input order; ``keys`` and ``values`` are not changed.
+    ``k`` is clamped to ``[0, tile]``; ties keep input order (-0.0 and +0.0 tie); +NaN is the largest key and
+    -NaN the smallest (CUB's radix order); ``keys`` and ``values`` are not changed.
     Built on a block radix sort rather than CCCL's internal ``cub::detail::block_topk`` (see the docs).
     """

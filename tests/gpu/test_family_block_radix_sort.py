@@ -1,0 +1,348 @@
+"""``coop.block.radix_sort``, ``argsort`` and ``top_k`` on the GPU, against NumPy's stable sort.
+
+One kernel per case (one NVRTC compile each); every block of a 3-tile launch loads its tile and
+
+- sorts it with ``radix_sort`` (keys, or keys with int32/float64 values), ascending or descending, blocked or
+  striped output, over all the key's bits (``begin_bit``/``end_bit`` omitted, or passed as runtime values)
+  or a partial runtime bit range; keys and values exact;
+- sorts a copy the other way round with ``argsort`` (int32/int64/uint32 indices, ``base`` = the tile's
+  offset + 7, the other output arrangement): keys exact, indices = ``np.argsort(kind="stable") + base``;
+  or takes the ``top_k`` of the copy (the other direction; k = a random count, one past the tile, -3):
+  ``out[offset : offset + k]`` exact, the rest of the output region still poisoned.
+
+The reference is a NumPy stable argsort of CUB's bit-ordered key (:func:`ordered`: signed integers with the
+sign bit flipped, floats with all bits flipped when negative and the sign bit flipped otherwise, -0.0 read as
++0.0, then bits ``[begin_bit, end_bit)``), checked against ``np.sort`` itself where NumPy's order is CUB's.
+Keys span every bit (random bit patterns: uint64 above 2**63, int64 negatives, NaNs with payloads) plus, for
+floats, -0.0/+0.0/NaN/-NaN/+-inf; tile 1 is mostly ties (stability), tile 2 reverse-sorted.
+
+Axes, rotated (see :func:`cases`): key dtype (8 integers, float32, float64) x block (32,), (128,), (256,),
+(1024,), (33,), (16,8), (4,4,4): every (dtype, block) pair once = 70 kernels; items 1/4/8/16, values
+none/int32/float64, ascending/descending, output, bit range and argsort/top_k rotate over them so that every
+value of every axis appears (the compile tier checks it). A tile over 48 KiB (1024 x 16 of 8-byte keys with
+float64 values) is refused before compiling. compute-sanitizer runs ``tests/gpu/_sanitizer_block_radix_sort.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from tests.gpu._data import DTYPES
+from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
+
+BLOCKS = ((32, 1, 1), (128, 1, 1), (256, 1, 1), (1024, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
+ITEMS = (1, 4, 8, 16)
+VALUES = (None, "int32", "float64")
+BITS = ("default", "full", "partial")
+INDEX_TYPES = ("int32", "int64", "uint32")
+TILES = 3
+SHARED = 48 * 1024
+BASE_EXTRA = 7
+
+
+@dataclass(frozen=True)
+class Case:
+    dtype: str
+    values: str | None
+    block: tuple[int, int, int]
+    ipt: int
+    descending: bool
+    output: str
+    bits: str
+    second: str
+    """``"argsort"`` or ``"top_k"``: the call on the copy of the tile."""
+    index_type: str = "int32"
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def tile(self) -> int:
+        return self.threads * self.ipt
+
+    @property
+    def width(self) -> int:
+        return 8 * np.dtype(self.dtype).itemsize
+
+    @property
+    def id(self) -> str:
+        return (f"{self.dtype}-{self.values or 'keys'}-{'x'.join(map(str, self.block))}-ipt{self.ipt}-"
+                f"{'desc' if self.descending else 'asc'}-{self.output}-{self.bits}-{self.second}")
+
+
+def tile_bytes(threads: int, ipt: int, sizes: list[int]) -> int:
+    """BlockExchange's storage for the tile (CUB pads one item per 32 when N > 4 is a power of two)."""
+    tile = threads * ipt
+    pad = tile >> 5 if ipt > 4 and ipt & (ipt - 1) == 0 else 0
+    return (tile + pad) * max(sizes)
+
+
+def cases() -> list[Case]:
+    result = []
+    for d, dtype in enumerate(DTYPES):
+        for b, block in enumerate(BLOCKS):
+            values = VALUES[(d + 2 * b) % len(VALUES)]
+            index_type = INDEX_TYPES[(d + b) % len(INDEX_TYPES)]
+            second = ("argsort", "top_k")[(d + b) % 2]
+            sizes = [np.dtype(dtype).itemsize, np.dtype(values).itemsize if values else 1]
+            if second == "argsort":
+                sizes.append(np.dtype(index_type).itemsize)
+            order = [ITEMS[(d + b + j) % len(ITEMS)] for j in range(len(ITEMS))]
+            ipt = next(i for i in order if tile_bytes(math.prod(block), i, sizes) <= SHARED)
+            result.append(Case(dtype, values, block, ipt, descending=bool((d + b) % 2 == 0),
+                               output=("blocked", "striped")[(d // 2 + b) % 2], bits=BITS[(d + 2 * b) % 3],
+                               second=second, index_type=index_type))
+    return result
+
+
+CASES = cases()
+
+
+def bit_range(case: Case) -> tuple[int, int]:
+    """(begin_bit, end_bit) passed at run time (the whole key for ``"default"`` and ``"full"``)."""
+    if case.bits == "partial":
+        return (1, case.width - 2) if case.width > 8 else (2, 7)
+    return 0, case.width
+
+
+def _uint(dtype: str) -> np.dtype:
+    return np.dtype(f"uint{8 * np.dtype(dtype).itemsize}")
+
+
+def ordered(keys: np.ndarray, begin: int = 0, end: int | None = None) -> np.ndarray:
+    """CUB's bit-ordered form of ``keys`` (``cub::Traits<T>::TwiddleIn``, -0.0 read as +0.0 as
+    ``BaseDigitExtractor::ProcessFloatMinusZero`` does), restricted to bits ``[begin, end)``; as uint64."""
+    dt = keys.dtype
+    width = 8 * dt.itemsize
+    end = width if end is None else end
+    u = keys.view(_uint(dt.name)).astype(np.uint64)
+    high = np.uint64(1) << np.uint64(width - 1)
+    every = np.uint64((1 << width) - 1)
+    if dt.kind == "i":
+        u = u ^ high
+    elif dt.kind == "f":
+        u = np.where(u & high, ~u & every, u | high)
+        u = np.where(u == (~high & every), high, u)  # twiddled -0.0 -> twiddled +0.0
+    if end <= begin:
+        return np.zeros_like(u)
+    mask = np.uint64((1 << (end - begin)) - 1) if end - begin < 64 else np.uint64(2**64 - 1)
+    return (u >> np.uint64(begin)) & mask
+
+
+def order(keys: np.ndarray, descending: bool, begin: int = 0, end: int | None = None) -> np.ndarray:
+    """The stable sorting permutation of ``keys`` in CUB's order (descending: ties still in input order)."""
+    o = ordered(keys, begin, end)
+    return np.argsort(~o if descending else o, kind="stable")
+
+
+def keys_for(case: Case, rng: np.random.Generator) -> np.ndarray:
+    """TILES tiles: random bit patterns (+ float specials), mostly ties, reverse-sorted."""
+    dt, n = np.dtype(case.dtype), case.tile
+    u = _uint(case.dtype)
+    bits = rng.integers(0, np.iinfo(u).max, (TILES, n), dtype=u, endpoint=True)
+    tiles = bits.view(dt).copy()
+    if dt.kind == "f":
+        specials = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, np.finfo(dt).max,
+                             np.finfo(dt).min, np.finfo(dt).tiny], dt)
+        neg_nan = np.array([np.iinfo(u).max], u).view(dt)  # sign set, all-ones payload
+        specials = np.concatenate([specials, neg_nan])
+        tiles[0, rng.choice(n, min(n, specials.size), replace=False)] = specials[: min(n, specials.size)]
+        few = np.concatenate([np.array([-0.0, 0.0, 0.0, -0.0, 1.5, -2.0], dt), specials])
+    else:
+        info = np.iinfo(dt)
+        few = np.array([info.min, info.max, 0, 1, info.min + 1, info.max // 2], dt)
+    tiles[1] = few[rng.integers(0, few.size, n)]
+    tiles[2] = np.sort(tiles[2])[::-1] if dt.kind != "f" else tiles[2][order(tiles[2], True)]
+    return tiles.reshape(-1)
+
+
+def values_for(case: Case) -> np.ndarray:
+    """Distinct values (their input positions), so every permutation shows."""
+    n = TILES * case.tile
+    return (np.arange(n) + (0.25 if case.values == "float64" else 0)).astype(case.values or "int32")
+
+
+def k_for(case: Case, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.integers(1, case.tile) if case.tile > 1 else 1, case.tile + 1, -3], np.int64)
+
+
+def make_kernel(case: Case):
+    """The case's kernel (compiled at its first launch)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    KT, VT = getattr(np, case.dtype), getattr(np, case.values or "int32")
+    IT = getattr(np, case.index_type)
+    IPT, T, TILE = case.ipt, case.threads, case.tile
+    HAS_VALUES, DESC, OUT = case.values is not None, case.descending, case.output
+    OTHER_DESC = not DESC
+    OTHER = "striped" if OUT == "blocked" else "blocked"
+    STRIPED, OTHER_STRIPED = OUT == "striped", OTHER == "striped"
+    DEFAULT_BITS, ARGSORT = case.bits == "default", case.second == "argsort"
+
+    @cuda.jit
+    def kernel(x, v, bits, ks, keys_out, values_out, keys2_out, second_out, second_values_out):  # noqa: PLR0912
+        keys = cuda.local.array(IPT, KT)
+        vals = cuda.local.array(IPT, VT)
+        keys2 = cuda.local.array(IPT, KT)
+        vals2 = cuda.local.array(IPT, VT)
+        idx = cuda.local.array(IPT, IT)
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        bid = cuda.blockIdx.x
+        mine = bid * TILE + t * IPT
+        for i in range(IPT):
+            keys[i] = x[mine + i]
+            keys2[i] = x[mine + i]
+            vals[i] = v[mine + i]
+            vals2[i] = v[mine + i]
+        if HAS_VALUES:
+            if DEFAULT_BITS:
+                coop.block.radix_sort(keys, vals, descending=DESC, output=OUT)
+            else:
+                coop.block.radix_sort(keys, vals, descending=DESC, output=OUT, begin_bit=bits[0], end_bit=bits[1])
+        elif DEFAULT_BITS:
+            coop.block.radix_sort(keys, descending=DESC, output=OUT)
+        else:
+            coop.block.radix_sort(keys, descending=DESC, output=OUT, begin_bit=bits[0], end_bit=bits[1])
+        for i in range(IPT):
+            pos = bid * TILE + (i * T + t if STRIPED else t * IPT + i)
+            keys_out[pos] = keys[i]
+            values_out[pos] = vals[i]
+        if ARGSORT:
+            coop.block.argsort(keys2, idx, descending=OTHER_DESC, base=bid * TILE + BASE_EXTRA, output=OTHER,
+                               begin_bit=bits[0], end_bit=bits[1])
+            for i in range(IPT):
+                pos = bid * TILE + (i * T + t if OTHER_STRIPED else t * IPT + i)
+                keys2_out[pos] = keys2[i]
+                second_out[pos] = idx[i]
+        elif HAS_VALUES:
+            coop.block.top_k(keys2, ks[bid], second_out, vals2, second_values_out, largest=OTHER_DESC,
+                             offset=bid * TILE)
+        else:
+            coop.block.top_k(keys2, ks[bid], second_out, largest=OTHER_DESC, offset=bid * TILE)
+        if not ARGSORT:
+            for i in range(IPT):  # top_k leaves its arguments unchanged
+                keys2_out[mine + i] = keys2[i]
+
+    return kernel
+
+
+def signature(case: Case) -> tuple:
+    """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
+    from numba_cuda_mlir.numba_cuda import types
+
+    k = getattr(types, case.dtype)[::1]
+    v = getattr(types, case.values or "int32")[::1]
+    second = getattr(types, case.index_type)[::1] if case.second == "argsort" else k
+    return (k, v, types.int32[::1], types.int64[::1], k, v, k, second, v)
+
+
+def _poison(dtype: str, n: int) -> np.ndarray:
+    """Outputs start as a value no input takes (floats: a finite one, so bit comparisons stay meaningful)."""
+    dt = np.dtype(dtype)
+    return np.full(n, np.iinfo(dt).max - 3 if dt.kind in "iu" else 7.0e5, dt)
+
+
+def _bits_equal(got: np.ndarray, expected: np.ndarray, what: str) -> None:
+    u = _uint(got.dtype.name)
+    np.testing.assert_array_equal(got.view(u), np.ascontiguousarray(expected).view(u), err_msg=what)
+
+
+def _launch(case: Case) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng([case.threads, case.ipt, DTYPES.index(case.dtype)])
+    x, v, ks = keys_for(case, rng), values_for(case), k_for(case, rng)
+    begin, end = bit_range(case)
+    n = x.size
+    second_dtype = case.index_type if case.second == "argsort" else case.dtype
+    outs = [_poison(case.dtype, n), _poison(v.dtype.name, n), _poison(case.dtype, n), _poison(second_dtype, n),
+            _poison(v.dtype.name, n)]
+    d_outs = [cuda.to_device(o) for o in outs]
+    make_kernel(case)[TILES, case.block](cuda.to_device(x), cuda.to_device(v), cuda.to_device(np.array([begin, end],
+                                         np.int32)), cuda.to_device(ks), *d_outs)
+    keys_out, values_out, keys2_out, second_out, second_values_out = (d.copy_to_host() for d in d_outs)
+
+    tiles, vtiles = x.reshape(TILES, case.tile), v.reshape(TILES, case.tile)
+    for b in range(TILES):
+        tile, vt, sl = tiles[b], vtiles[b], slice(b * case.tile, (b + 1) * case.tile)
+        o = order(tile, case.descending, begin, end)
+        where = f"{case.id} tile {b}"
+        _bits_equal(keys_out[sl], tile[o], f"radix_sort keys, {where}")
+        if case.values:
+            np.testing.assert_array_equal(values_out[sl], vt[o], err_msg=f"radix_sort values, {where}")
+        o2 = order(tile, not case.descending, begin, end)
+        if case.second == "argsort":
+            _bits_equal(keys2_out[sl], tile[o2], f"argsort keys, {where}")
+            expected = (o2 + b * case.tile + BASE_EXTRA).astype(case.index_type)
+            np.testing.assert_array_equal(second_out[sl], expected, err_msg=f"argsort indices, {where}")
+        else:
+            _bits_equal(keys2_out[sl], tile, f"top_k changed its keys, {where}")
+            k = int(np.clip(ks[b], 0, case.tile))
+            o2 = order(tile, not case.descending)  # top_k compares every bit
+            got = second_out[sl]
+            _bits_equal(got[:k], tile[o2[:k]], f"top_k keys, {where}")
+            _bits_equal(got[k:], outs[3][sl][k:], f"top_k wrote past k, {where}")
+            if case.values:
+                np.testing.assert_array_equal(second_values_out[sl][:k], vt[o2[:k]], err_msg=f"top_k values, {where}")
+                _bits_equal(second_values_out[sl][k:], outs[4][sl][k:], f"top_k wrote values past k, {where}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_block_radix_sort(case: Case) -> None:
+    _launch(case)
+
+
+def test_reference_is_numpys_order_where_numpy_has_cubs() -> None:
+    """The host model agrees with ``np.sort(kind="stable")`` for integers and for floats without NaN (NumPy also
+    ties -0.0 and +0.0), and puts NaNs by sign: -NaN first, +NaN last."""
+    rng = np.random.default_rng(5)
+    for dtype in DTYPES:
+        case = Case(dtype, None, (64, 1, 1), 4, False, "blocked", "default", "argsort")
+        x = keys_for(case, rng)
+        finite = x if np.dtype(dtype).kind != "f" else x[~np.isnan(x)]
+        np.testing.assert_array_equal(order(finite, False), np.argsort(finite, kind="stable"), err_msg=dtype)
+        if np.dtype(dtype).kind in "iu":
+            np.testing.assert_array_equal(order(x, True), np.argsort(-x.astype(object), kind="stable"))
+    f = np.array([np.nan, 1.0, -np.inf, -0.0, 0.0, np.inf, -1.0], np.float32)
+    f = np.concatenate([f, np.array([0xFFC00000], np.uint32).view(np.float32)])
+    got = f[order(f, False)]
+    assert np.signbit(got[0]) and np.isnan(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
+    np.testing.assert_array_equal(got[1:-1].view(np.uint32),
+                                  np.array([-np.inf, -1.0, -0.0, 0.0, 1.0, np.inf], np.float32).view(np.uint32))
+
+
+def test_a_tile_over_the_shared_memory_is_refused_at_launch() -> None:
+    from numba_cuda_mlir import cuda
+
+    from cuda.coop.errors import UsageError
+
+    case = Case("uint64", "float64", (1024, 1, 1), 16, False, "blocked", "default", "argsort")
+    with pytest.raises(UsageError, match=r"needs more than the 48 KiB of shared memory"):
+        make_kernel(case)[1, case.block](*(cuda.to_device(np.zeros(8, np.dtype(str(t.dtype))))
+                                           for t in signature(case)))
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    """``tests/gpu/_sanitizer_block_radix_sort.py`` under compute-sanitizer: right results, nothing found."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
+               "tests.gpu._sanitizer_block_radix_sort"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
+    output = (result.stdout + result.stderr).replace("\x00", " ")
+    assert "ALL OK" in output, f"the kernel did not run correctly under {tool}:\n{output[-6000:]}"
+    assert output.count("OK block_radix_sort ") == 2, output[-6000:]
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
