@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, count, op, scalar
 from ._model import Binding, Constraint, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._operators import KnownOp
 from ._registry import register_primitive
 from ._types import NONE_TYPE
 
@@ -32,6 +33,7 @@ __all__ = [
     "COMPARE",
     "KEY_TYPE",
     "OOB_DEFAULT",
+    "ORDER_CONSTRAINT",
     "STABLE",
     "VALUE_TYPE",
     "merge_sort_method",
@@ -122,6 +124,17 @@ def merge_sort_method(name: str, limit: str, tile: str, group: str, doc: str) ->
     )
 
 
+def _is_an_order(b: Binding) -> bool:
+    return b.values["compare"] not in (KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO)
+
+
+ORDER_CONSTRAINT = Constraint(
+    check=_is_an_order,
+    message="compare= must order the keys: '<' (ascending), '>' (descending) or a function returning whether its "
+    "first key goes before its second; '==' and '!=' are comparisons but not orders",
+)
+
+
 def _power_of_two_block(b: Binding) -> bool:
     n = b.block_threads
     return n & (n - 1) == 0
@@ -140,6 +153,7 @@ BLOCK_MERGE_SORT = register_primitive(
             ),
         ),
         constraints=(
+            ORDER_CONSTRAINT,
             Constraint(
                 check=_power_of_two_block,
                 message="merge_sort needs a block whose thread count is a power of two, but the block {block_dim} "

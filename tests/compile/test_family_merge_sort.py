@@ -191,14 +191,16 @@ def test_a_comparator_returns_a_bool() -> None:
     _refused(kernel, "merge_sort", "compare=", "bool")
 
 
-def test_a_comparator_is_a_comparison() -> None:
+@pytest.mark.parametrize(("compare", "needle"), [("+", "compare='+' is not a comparison"),
+                                                 ("==", "'==' and '!=' are comparisons but not orders")])
+def test_a_comparator_is_an_order(compare: str, needle: str) -> None:
     @cuda.jit
     def kernel(x, n):
         keys = cuda.local.array(4, np.float32)
         coop.block.load(x, keys)
-        coop.block.merge_sort(keys, "+")  # call
+        coop.warp.merge_sort(keys, compare)  # call
 
-    _refused(kernel, "compare='+' is not a comparison")
+    _refused(kernel, needle)
 
 
 def test_oob_default_has_the_keys_type() -> None:

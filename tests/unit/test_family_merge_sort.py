@@ -108,6 +108,13 @@ def test_comparators() -> None:
     assert [e.declaration for e in p.externs] == ['extern "C" __device__ bool by_abs(long long a0, long long a1)']
 
 
+@pytest.mark.parametrize("spec", ["block_merge_sort", "warp_merge_sort"])
+@pytest.mark.parametrize("compare", ["==", "!=", operator.eq])
+def test_an_equality_is_not_an_order(spec: str, compare: object) -> None:
+    with pytest.raises(SpecError, match=r"compare= must order the keys: '<' .*'==' and '!=' are comparisons but not"):
+        bind(_request(spec, "keys", compare=compare), (32,))
+
+
 def test_a_user_comparator_orders_any_key_type() -> None:
     p = plan([_request("block_merge_sort", "keys", dtype="complex64", compare=UserOp("by_norm"))], (32,))
     assert p.externs[0].returns is not None and p.externs[0].returns.name == "bool"
