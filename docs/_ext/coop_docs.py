@@ -18,6 +18,7 @@ From the spec registry (:mod:`coop_families`), so that a new family needs no edi
   parameters, the functions (autodoc), the algorithms and their trade-offs, the types, the example;
 - ``coop-family-table``: the families, each linking to its page;
 - ``coop-support-matrix``: function x item dtype, and the other typed arguments;
+- ``coop-performance``: the committed benchmark results (benchmarks/results/), plot and table;
 - ``coop-migration-table``: old ``cuda.coop._experimental`` factories (the directive's content) next
   to the functions that wrap the same CUB class today.
 
@@ -27,6 +28,8 @@ The sources are read by :mod:`coop_sources` and :mod:`coop_families`, which the 
 from __future__ import annotations
 
 import ast
+import csv
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -371,6 +374,36 @@ class SupportMatrix(_GeneratedRst):
         return out
 
 
+class Performance(_GeneratedRst):
+    """``.. coop-performance::``: the committed benchmark results (benchmarks/results/suite.json), their
+    plot and table; a note when there are none."""
+
+    def lines(self) -> list[str]:
+        results = REPO / "benchmarks" / "results"
+        data = results / "suite.json"
+        if not data.is_file():
+            return ["No results have been committed yet (``benchmarks/results/suite.json``)."]
+        for name in ("suite.json", "suite.svg", "suite.csv"):
+            self.env.note_dependency(str(results / name))
+        run = json.loads(data.read_text())
+        summary, rows = run["summary"], run["rows"]
+        checked = sum(bool(r.get("cub_ok")) and bool(r.get("coop_ok")) for r in rows)
+        out = [
+            f"Measured on an {run['device']} on {run['date'][:10]}: cuda-coop {run['cuda_coop']}, "
+            f"CCCL {run['cccl']}, Python {run['python']}; each figure is the median of {run['reps']} samples "
+            f"of {run['batch']} launches.",
+            "",
+            f"Over the {len(rows)} cases ({checked} checked against NumPy on every tile), the ratio cuda-coop "
+            f"time / CUB C++ time has median {summary['median']:.3f} and maximum {summary['max']:.3f}; "
+            f"{summary['above_1.02']} cases are above 1.02 (below 1 cuda-coop is faster).",
+            "",
+        ]
+        out += [".. image:: /../benchmarks/results/suite.svg", "   :alt: cuda-coop time / CUB C++ time per case", ""]
+        table = list(csv.reader((results / "suite.csv").read_text().splitlines()))
+        out += _table([_rst_text(c) for c in table[0]], [[_rst_text(c) for c in row] for row in table[1:]])
+        return out
+
+
 def _restrictions(functions: list[coop_families.Function]) -> list[str]:
     """A list of the algorithms that take fewer item types than their function's default algorithm."""
     out = []
@@ -440,6 +473,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-family-table", FamilyTable)
     app.add_directive("coop-support-matrix", SupportMatrix)
     app.add_directive("coop-migration-table", MigrationTable)
+    app.add_directive("coop-performance", Performance)
     app.connect("builder-inited", write_family_pages)
     app.connect("autodoc-process-signature", drop_stub_typehints, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

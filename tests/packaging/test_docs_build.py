@@ -27,7 +27,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 import coop_sources  # noqa: E402
 
 PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues",
-         "registration", "support_matrix", "migration")
+         "registration", "support_matrix", "migration", "performance")
 
 
 def _require(module: str) -> None:

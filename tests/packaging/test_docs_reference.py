@@ -120,3 +120,16 @@ def test_every_example_file_appears_on_the_examples_page(site: Path) -> None:
     text = _text(site, "examples")
     for path in sorted((REPO / "examples").glob("*.py")):
         assert f"examples/{path.name}" in text, path.name
+
+
+def test_performance_page_shows_the_committed_results(site: Path) -> None:
+    results = REPO / "benchmarks" / "results"
+    text = _text(site, "performance")
+    if not (results / "suite.json").is_file():
+        assert "No results have been committed yet" in text
+        return
+    assert (site / "_images" / "suite.svg").is_file()
+    rows = _rows(site, "performance")
+    for line in (results / "suite.csv").read_text().splitlines()[1:]:
+        case, *cells = line.split(",")
+        assert rows.get(case) == cells, case
