@@ -45,6 +45,7 @@ ITEMS = (1, 4, 8)
 VALUES = (None, "int32", "float64")
 WARP_THREADS = (1, 2, 4, 8, 16, 32)
 WARP_BLOCKS = ((32, 1, 1), (128, 1, 1), (16, 8, 1), (4, 4, 4))
+PARTIAL_WARP_BLOCKS = {1: (33, 1, 1), 16: (16, 3, 1)}
 SORTS = ("lt", "gt", "abs", "p_abs", "p_lt", "p_gt")
 PARTIAL = ("p_abs", "p_lt", "p_gt")
 TILES = 5
@@ -100,12 +101,15 @@ def block_cases() -> list[Case]:
 
 
 def warp_cases() -> list[Case]:
-    """Every logical warp width twice (items 1/4/8 and blocks rotating; 1-lane warps also in a 33-thread block)."""
+    """Every logical warp width twice (items 1/4/8 and blocks rotating; 1- and 16-lane warps also in a block that
+    ends in a partial hardware warp: 33 and 16x3 threads)."""
     result = []
     for w, lanes in enumerate(WARP_THREADS):
         for k in range(2):
             n = 2 * w + k
-            block = (33, 1, 1) if lanes == 1 and k else WARP_BLOCKS[n % len(WARP_BLOCKS)]
+            block = WARP_BLOCKS[n % len(WARP_BLOCKS)]
+            if k and lanes in PARTIAL_WARP_BLOCKS:
+                block = PARTIAL_WARP_BLOCKS[lanes]
             result.append(Case(DTYPES[(3 * n + 1) % len(DTYPES)], VALUES[n % len(VALUES)], block, ITEMS[n % 3], lanes))
     return result
 
