@@ -233,6 +233,13 @@ def write_family_pages(app: Sphinx) -> None:
             tmp.replace(path)
 
 
+def _note_specs(directive: SphinxDirective) -> None:
+    """Rebuild the page when a spec or a public stub changes (incremental builds; CI builds with -E)."""
+    for folder in ("_specs", "block", "warp"):
+        for path in sorted((PACKAGE_DIR / folder).glob("*.py")):
+            directive.env.note_dependency(str(path))
+
+
 def _table(header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
     """A ``list-table`` of reStructuredText cells (one line each)."""
     out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
@@ -261,7 +268,7 @@ class FamilyPage(_GeneratedRst):
             fam = coop_families.family(self.arguments[0])
         except ValueError as exc:
             raise self.error(str(exc)) from None
-        self.env.note_dependency(str(PACKAGE_DIR / "_specs" / f"{fam.module}.py"))
+        _note_specs(self)
         scope = fam.functions[0].module
         out = [f".. py:currentmodule:: cuda.coop.{scope}", ""]
         for spec in fam.specs:
@@ -346,6 +353,7 @@ class FamilyTable(_GeneratedRst):
     """``.. coop-family-table::``: every family, linking to its page."""
 
     def lines(self) -> list[str]:
+        _note_specs(self)
         rows = [[f":doc:`{fam.title} </{fam.docname}>`", fam.scope.value, fam.summary,
                  ", ".join(_func(fn) for fn in fam.functions)] for fam in coop_families.families()]
         return _table(["family", "scope", "what", "functions"], rows, "20 8 32 40")
@@ -355,6 +363,7 @@ class SupportMatrix(_GeneratedRst):
     """``.. coop-support-matrix::``: public function x item dtype, then the other typed arguments."""
 
     def lines(self) -> list[str]:
+        _note_specs(self)
         items, _ = coop_families.dsl_types()
         functions = [fn for fam in coop_families.families() for fn in fam.functions]
         rows = []
@@ -420,6 +429,7 @@ class MigrationTable(_GeneratedRst):
     has_content = True
 
     def lines(self) -> list[str]:
+        _note_specs(self)
         rows = []
         functions = [fn for fam in coop_families.families() for fn in fam.functions]
         for number, line in enumerate(self.content, start=1):
