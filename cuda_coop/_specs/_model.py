@@ -123,7 +123,7 @@ class CubEnum(enum.Enum):
 
 def _common_prefix(names: list[str]) -> str:
     if len(names) == 1:
-        return names[0].rsplit("_", 1)[0] + "_"
+        return names[0].rsplit("_", 1)[0] + "_" if "_" in names[0] else ""
     prefix = names[0]
     for name in names[1:]:
         while not name.startswith(prefix):
