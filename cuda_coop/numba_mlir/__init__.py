@@ -2,8 +2,10 @@
 
 Importing this module activates it: a whole-function planner rewrites every ``coop.block.*`` /
 ``coop.warp.*`` call in a kernel into CUB code specialised by the launch's block shape, with one
-NVRTC compile per kernel specialisation. ``import cuda.coop`` does this automatically when
-numba-cuda-mlir is installed (unless CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION is truthy).
+NVRTC compile per kernel specialisation. The block shape is all it specialises on: a launch with a
+new grid and the same block (and dynamic shared memory) reuses the compiled kernel.
+``import cuda.coop`` does this automatically when numba-cuda-mlir is installed (unless
+CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION is truthy).
 
 With numba-cuda-mlir 0.5.x an active planner disables the ``cache=True`` disk cache of *every*
 kernel in the process; kernels stay cached in memory, and cuda-coop's provider cache
