@@ -241,6 +241,32 @@ def _block_barrier(ns: str, before: tuple[int, ...] | None) -> str:
     )
 
 
+def _broadcast(b: Binding, call: str) -> list[str]:
+    """``broadcast=True`` (an overload-level BOOL template parameter): the method's result, valid in thread 0
+    (lane 0 of the logical warp), is made valid in every thread of the block (of the logical warp)."""
+    if b.method.returns is None:
+        raise ValueError(f"{b.spec.name}.{b.method.name}: broadcast=True needs a method with a result")
+    t = b.type_of(b.method.returns).cpp
+    lines = [f"  {t} r = {call};"]
+    if b.spec.scope is Scope.WARP:
+        width = b.values["threads"]
+        return [
+            *lines,
+            "  // broadcast=True: lane 0's result to every lane of the logical warp (one shuffle per 32-bit word).",
+            f"  r = cub::ShuffleIndex<{width}>(r, 0, cuda_coop_detail::logical_warp_mask<{width}>(tid));",
+        ]
+    return [
+        *lines,
+        "  // broadcast=True: thread 0's result to every thread through one shared slot and a barrier; the next",
+        "  // write of the slot (this call again) comes after the collective's own leading barrier.",
+        f"  __shared__ cub::Uninitialized<{t}> broadcast_slot;",
+        "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n  {\n    broadcast_slot.Alias() = r;\n  }",
+        "  __syncthreads();",
+        "  r = broadcast_slot.Alias();",
+        "  if constexpr (!cuda_coop_detail::uses_storage<Prim>)\n  {\n    __syncthreads();\n  }",
+    ]
+
+
 def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] | None = None) -> str:
     b = sig.binding
     cparams = {c.name: c for c in sig.params}
@@ -272,7 +298,10 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] 
     ctor = [temp] + [_argument(ns, i, sig, p, cparams) for p in b.overload.ctor_params]
     args = [_argument(ns, i, sig, p, cparams) for p in b.overload.params]
     call = f"Prim({', '.join(ctor)}).{b.cpp_method}({', '.join(args)})"
-    if b.method.returns is None:
+    if b.values.get("broadcast") is True:
+        lines += _broadcast(b, call)
+        lines.append("  return r;" if sig.returns is not None else "  *result = r;")
+    elif b.method.returns is None:
         lines.append(f"  {call};")
         if sig.returned_output:
             lines.append(f"  return {sig.returned_output};")

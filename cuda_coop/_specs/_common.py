@@ -6,6 +6,7 @@ from ._model import ArgKind, Binding, Constraint, CubEnum, Overload, Param, Temp
 
 __all__ = [
     "BLOCK_DIMS",
+    "BROADCAST",
     "COUNT_TYPE",
     "DTYPE",
     "ITEMS_PER_THREAD",
@@ -49,6 +50,19 @@ COUNT_TYPE = TemplateParam(
     kinds=("int", "uint"),
     doc="Integer type of a count (``valid_items``) as the kernel passes it; any width, never truncated.",
 )
+
+
+BROADCAST = TemplateParam(
+    name="broadcast",
+    cpp="Broadcast",
+    kind=TParamKind.BOOL,
+    optional=True,
+    default=False,
+    doc="Make the result valid in every thread of the block (of the logical warp), not only in thread (lane) 0. "
+    "Cost: a block broadcasts through one shared-memory slot and one extra ``__syncthreads()``; a warp with "
+    "one shuffle per 32-bit word of the value.",
+)
+"""``broadcast=``: an overload-level BOOL the renderer honours for any method with a result (see ``_render``)."""
 
 
 def _dim(axis: str, optional: bool) -> TemplateParam:
@@ -134,9 +148,9 @@ _ITEMS = array("x", doc="This thread's input items (a ``cuda.local.array``).")
 def reduce_overloads(*ops: Param, limit: str, valid_doc: str) -> tuple[Overload, ...]:
     """BlockReduce's and WarpReduce's forms: one item, an array of items, one item of the first valid threads."""
     return (
-        Overload(name="scalar", params=(_X, *ops)),
-        Overload(name="array", params=(_ITEMS, *ops), tparams=(ITEMS_PER_THREAD,)),
-        Overload(name="scalar_valid", params=(_X, *ops, count(limit, valid_doc)), tparams=(COUNT_TYPE,)),
+        Overload(name="scalar", params=(_X, *ops), tparams=(BROADCAST,)),
+        Overload(name="array", params=(_ITEMS, *ops), tparams=(ITEMS_PER_THREAD, BROADCAST)),
+        Overload(name="scalar_valid", params=(_X, *ops, count(limit, valid_doc)), tparams=(COUNT_TYPE, BROADCAST)),
     )
 
 

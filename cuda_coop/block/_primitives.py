@@ -41,8 +41,9 @@ def store(
 
 @primitive("block_reduce", "reduce", module="block")
 def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
-           items_per_thread: int | None = None) -> Any:
-    """Reduce one value (or an array of N values) per thread with ``op``; the result is valid in thread 0.
+           items_per_thread: int | None = None, broadcast: bool = False) -> Any:
+    """Reduce one value (or an array of N values) per thread with ``op``; the result is valid in thread 0,
+    or in every thread with ``broadcast=True`` (one shared-memory slot and one more ``__syncthreads()``).
 
     ``op`` is a known operator (``"+"``, ``"*"``, ``"min"``, ``"max"``, ``"&"``, ``"|"``, ``"^"`` or
     their ``operator``/NumPy/builtin equivalents) or a Python function of two values, compiled as a
@@ -52,8 +53,9 @@ def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "warp_r
 
 @primitive("block_reduce", "sum", module="block")
 def sum(x: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
-        items_per_thread: int | None = None) -> Any:
-    """Block-wide sum of one value (or N values) per thread; valid in thread 0. See :func:`reduce`."""
+        items_per_thread: int | None = None, broadcast: bool = False) -> Any:
+    """Block-wide sum of one value (or N values) per thread; valid in thread 0 (every thread with
+    ``broadcast=True``). See :func:`reduce`."""
 
 
 @primitive("block_scan", "exclusive_sum", module="block")

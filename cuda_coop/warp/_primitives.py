@@ -14,9 +14,10 @@ from .._dsl._primitive import primitive
 
 
 @primitive("warp_reduce", "reduce", module="warp")
-def reduce(x: Any, op: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None) -> Any:
+def reduce(x: Any, op: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None,
+           broadcast: bool = False) -> Any:
     """Reduce one value (or a ``cuda.local.array`` of N values) per thread with ``op`` across the logical
-    warp; the result is valid in its lane 0.
+    warp; the result is valid in its lane 0, or in every lane with ``broadcast=True`` (one shuffle).
 
     ``op`` as for :func:`cuda.coop.block.reduce`. ``valid_items`` (scalar form only) reduces the first
     that many lanes.
@@ -24,8 +25,10 @@ def reduce(x: Any, op: Any, *, threads: int = 32, valid_items: Any = None, items
 
 
 @primitive("warp_reduce", "sum", module="warp")
-def sum(x: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None) -> Any:
-    """Sum of one value (or N values) per thread across the logical warp; valid in its lane 0."""
+def sum(x: Any, *, threads: int = 32, valid_items: Any = None, items_per_thread: int | None = None,
+        broadcast: bool = False) -> Any:
+    """Sum of one value (or N values) per thread across the logical warp; valid in its lane 0 (every lane
+    with ``broadcast=True``)."""
 
 
 @primitive("warp_scan", "exclusive_sum", module="warp")

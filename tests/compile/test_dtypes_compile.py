@@ -39,7 +39,7 @@ def _opcodes(sass: str) -> Counter[str]:
 
 
 def test_gpu_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == len(gpu.CASES) + len(gpu.OP_CASES) == 20
+    assert gpu.KERNEL_COUNT == len(gpu.CASES) + len(gpu.OP_CASES) + len(gpu.BROADCAST_CASES) == 24
     assert {c.dtype for c in gpu.CASES} == set(gpu.DTYPES)
     assert {c.block for c in gpu.CASES} == set(gpu.BLOCKS)
     assert {c.items for c in gpu.CASES} == set(gpu.ITEMS)
@@ -54,6 +54,13 @@ def test_gpu_kernel_compiles(case: gpu.Case) -> None:
 @pytest.mark.parametrize("case", gpu.OP_CASES, ids=lambda c: c.id)
 def test_gpu_operator_kernel_compiles(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_op_kernel(case), gpu.op_signature(case), block=case.block)
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+@pytest.mark.parametrize("case", gpu.BROADCAST_CASES, ids=lambda c: c.id)
+def test_gpu_broadcast_kernel_compiles(case: gpu.Case) -> None:
+    compiled = compile_kernel(gpu.make_broadcast_kernel(case), gpu.broadcast_signature(case), block=case.block,
+                              grid=gpu.TILES)
     assert compiled.resource_usage().get("local", 0) == 0
 
 

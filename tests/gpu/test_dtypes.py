@@ -59,7 +59,15 @@ class Case:
 
 CASES = [Case(d, b, ITEMS[(i + j) % len(ITEMS)]) for i, d in enumerate(DTYPES) for j, b in enumerate(BLOCKS)]
 OP_CASES = [Case(d, (64, 1, 1), 4) for d in DTYPES]
-KERNEL_COUNT = len(CASES) + len(OP_CASES)  # 20
+BROADCAST_CASES = [
+    Case("int32", (128, 1, 1), 8),
+    Case("float64", (33, 1, 1), 1),
+    Case("int64", (4, 4, 4), 16),
+    Case("float32", (16, 8, 1), 4),
+]
+"""Integer and float broadcasts, ``items`` is the logical warp width; each block reduces two tiles in a loop
+(the broadcast slot is reused)."""
+KERNEL_COUNT = len(CASES) + len(OP_CASES) + len(BROADCAST_CASES)  # 24
 
 
 # --- host side: values, bfloat16 bits, references ------------------------------------------------------
@@ -157,7 +165,7 @@ def make_kernel(case: Case) -> Any:
                 items[i] = ushort_as_bfloat16(x[base + tid * n + i])
         else:
             coop.block.load(x, items, offset=base, algorithm="transpose")
-        total = coop.block.sum(items)
+        total = coop.block.sum(items, broadcast=True)
         coop.block.inclusive_sum(items)
         coop.block.blocked_to_striped(items)
         if bf16:
@@ -166,12 +174,10 @@ def make_kernel(case: Case) -> Any:
         else:
             coop.block.store(scan, items, offset=base, algorithm="striped")
         one = ushort_as_bfloat16(x[base + tid]) if bf16 else x[base + tid]
-        wsum = coop.warp.sum(one, threads=lw)
-        if tid == 0:
-            sums[cuda.blockIdx.x] = bfloat16_as_ushort(total) if bf16 else total
-        if tid % lw == 0:
-            w = cuda.blockIdx.x * (tile // n // lw) + tid // lw
-            warp_sums[w] = bfloat16_as_ushort(wsum) if bf16 else wsum
+        wsum = coop.warp.sum(one, threads=lw, broadcast=True)
+        at = cuda.blockIdx.x * (tile // n) + tid  # every thread's copy of the broadcast results
+        sums[at] = bfloat16_as_ushort(total) if bf16 else total
+        warp_sums[at] = bfloat16_as_ushort(wsum) if bf16 else wsum
 
     return kernel
 
@@ -217,6 +223,36 @@ def op_signature(case: Case) -> tuple[Any, ...]:
     return signature(case)
 
 
+def make_broadcast_kernel(case: Case) -> Any:
+    """``k(x, maxes, mins, sums, _)``: per tile (two per block, in a loop) every thread writes the block max,
+    its logical warp's min and the block sum (raking), all with ``broadcast=True``."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    bx, by, _bz = case.block
+    threads, lw = case.threads, case.items
+
+    @cuda.jit
+    def kernel(x, maxes, mins, sums):
+        tid = cuda.threadIdx.x + bx * (cuda.threadIdx.y + by * cuda.threadIdx.z)
+        for j in range(2):
+            at = (2 * cuda.blockIdx.x + j) * threads + tid
+            v = x[at]
+            maxes[at] = coop.block.reduce(v, "max", broadcast=True)
+            mins[at] = coop.warp.reduce(v, "min", threads=lw, broadcast=True)
+            sums[at] = coop.block.sum(v, algorithm="raking", broadcast=True)
+
+    return kernel
+
+
+def broadcast_signature(case: Case) -> tuple[Any, ...]:
+    from numba_cuda_mlir.numba_cuda import types
+
+    t = getattr(types, case.dtype)
+    return (t[::1], t[::1], t[::1], t[::1])
+
+
 # --- GPU tests ------------------------------------------------------------------------------------------
 
 
@@ -243,20 +279,24 @@ def test_sum_scan_exchange(case: Case) -> None:
     e = _elem(case.dtype)
     _, scan, sums, wsums = _launch(
         make_kernel(case), TILES, case.block, device_input(case.dtype, x),
-        np.zeros(TILES * tile, e), np.zeros(TILES, e), np.zeros(TILES * warps, e),
+        np.zeros(TILES * tile, e), np.zeros(TILES * threads, e), np.zeros(TILES * threads, e),
     )
     scan, sums, wsums = (host_output(case.dtype, a) for a in (scan, sums, wsums))
     for t in range(TILES):
         terms = wide(x[t * tile:(t + 1) * tile])
         chain = depth(n, threads)
-        assert_close(case.dtype, sums[t:t + 1], terms.sum(keepdims=True), terms, chain, f"block.sum tile {t}")
+        mine = sums[t * threads:(t + 1) * threads]
+        assert np.array_equal(mine, np.full(threads, mine[0])), f"block.sum(broadcast) tile {t}: {mine}"
+        assert_close(case.dtype, mine[:1], terms.sum(keepdims=True), terms, chain, f"block.sum tile {t}")
         assert_close(case.dtype, scan[t * tile:(t + 1) * tile], np.cumsum(terms), terms, depth(n, threads),
                      f"block.inclusive_sum + blocked_to_striped tile {t}")
         firsts = wide(x[t * tile:t * tile + threads])
         for w in range(warps):
             lanes = firsts[w * lw:(w + 1) * lw]
-            assert_close(case.dtype, wsums[t * warps + w:t * warps + w + 1], lanes.sum(keepdims=True), lanes,
-                         depth(1, lw), f"warp.sum tile {t} warp {w}")
+            got = wsums[t * threads + w * lw:t * threads + (w + 1) * lw]
+            assert np.array_equal(got, np.full(lw, got[0])), f"warp.sum(broadcast) tile {t} warp {w}: {got}"
+            assert_close(case.dtype, got[:1], lanes.sum(keepdims=True), lanes, depth(1, lw),
+                         f"warp.sum tile {t} warp {w}")
 
 
 @pytest.mark.parametrize("case", OP_CASES, ids=lambda c: c.id)
@@ -281,3 +321,30 @@ def test_user_and_known_operators(case: Case) -> None:
         assert_close(case.dtype, out[1:], product, np.ones(tile), d, "block.reduce('*')")
     else:
         assert out[1] == terms.max(), f"block.reduce('max') ({case.dtype}): {out[1]} vs {terms.max()}"
+
+
+@pytest.mark.parametrize("case", BROADCAST_CASES, ids=lambda c: c.id)
+def test_broadcast_in_every_thread(case: Case) -> None:
+    rng = np.random.default_rng(hash(case.id) % 2**32)
+    threads, lw = case.threads, case.items
+    n = 2 * TILES * threads
+    if case.dtype.startswith("int"):
+        x = rng.integers(-(2**20), 2**20, n).astype(case.dtype)
+    else:
+        x = rng.uniform(-1, 1, n).astype(case.dtype)
+    _, maxes, mins, sums = _launch(
+        make_broadcast_kernel(case), TILES, case.block, x, np.zeros(n, x.dtype), np.zeros(n, x.dtype),
+        np.zeros(n, x.dtype),
+    )
+    tiles = x.reshape(-1, threads)
+    np.testing.assert_array_equal(maxes.reshape(-1, threads), np.repeat(tiles.max(axis=1, keepdims=True), threads, 1))
+    warp_min = tiles.reshape(-1, threads // lw, lw).min(axis=2, keepdims=True)
+    np.testing.assert_array_equal(mins.reshape(-1, threads // lw, lw), np.repeat(warp_min, lw, 2))
+    want = np.repeat(tiles.astype(np.float64).sum(axis=1, keepdims=True), threads, 1)
+    got = sums.reshape(-1, threads)
+    if case.dtype.startswith("int"):
+        np.testing.assert_array_equal(got, want.astype(case.dtype))
+    else:
+        assert np.all(got == got[:, :1]), "block.sum(broadcast=True) differs between threads"
+        tol = depth(1, threads) * np.finfo(case.dtype).eps * np.abs(tiles).sum(axis=1, keepdims=True)
+        assert np.all(np.abs(got - want) <= tol)

@@ -51,7 +51,7 @@ def test_the_check_catches_a_drifted_stub() -> None:
     with pytest.raises(AssertionError, match="defaults"):
 
         @primitive("block_reduce", "sum", module="block")
-        def sum(x, *, valid_items=None, algorithm="raking", items_per_thread=None):  # spec default: warp_reductions
+        def sum(x, *, valid_items=None, algorithm="raking", items_per_thread=None, broadcast=False):  # spec: other
             """Drifted."""
 
     with pytest.raises(AssertionError, match="parameters"):

@@ -26,10 +26,10 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider 6085dd80669e: block (128, 1, 1)
+// cuda-coop provider 9fa7f723268c: block (128, 1, 1)
 //   [0] block_scan.exclusive_scan.array_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=user12a4,items_per_thread=2,op=user_op:udt_combine,prefix_op=user_callback:udt_running_total]
-//   [1] block_reduce.reduce.scalar[algorithm=cub::BLOCK_REDUCE_WARP_REDUCTIONS,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=float16,op=user_op:half_max]
-//   [2] warp_reduce.sum.array[dtype=complex64,items_per_thread=3,threads=32]
+//   [1] block_reduce.reduce.scalar[algorithm=cub::BLOCK_REDUCE_WARP_REDUCTIONS,block_dim_x=128,block_dim_y=1,block_dim_z=1,broadcast=False,dtype=float16,op=user_op:half_max]
+//   [2] warp_reduce.sum.array[broadcast=False,dtype=complex64,items_per_thread=3,threads=32]
 //   [3] block_scan.exclusive_sum.scalar_prefix[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=128,block_dim_y=1,block_dim_z=1,dtype=int32,prefix_op=user_callback:int_running_total]
 
 namespace cuda_coop_detail
@@ -87,7 +87,7 @@ static_assert(sizeof(__half) == 2 && alignof(__half) == 2, "storage ABI of float
 static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
 static_assert(sizeof(cuda_coop_storage_12_4) == 12 && alignof(cuda_coop_storage_12_4) == 4, "storage ABI of user12a4");
 
-namespace cuda_coop_6085dd80669e
+namespace cuda_coop_9fa7f723268c
 {
 using prim_0 = cub::BlockScan<cuda_coop_storage_12_4, 128, cub::BLOCK_SCAN_RAKING, 1, 1>;
 using prim_1 = cub::BlockReduce<__half, 128, cub::BLOCK_REDUCE_WARP_REDUCTIONS, 1, 1>;
@@ -146,11 +146,11 @@ struct cb_3_prefix_op
     return int_running_total(state, a0);
   }
 };
-} // namespace cuda_coop_6085dd80669e
+} // namespace cuda_coop_9fa7f723268c
 
-extern "C" __device__ void cuda_coop_6085dd80669e_0_block_scan_exclusive_scan(cuda_coop_storage_12_4* x, cuda_coop_storage_12_4* output, void* prefix_op)
+extern "C" __device__ void cuda_coop_9fa7f723268c_0_block_scan_exclusive_scan(cuda_coop_storage_12_4* x, cuda_coop_storage_12_4* output, void* prefix_op)
 {
-  using Prim = cuda_coop_6085dd80669e::prim_0;
+  using Prim = cuda_coop_9fa7f723268c::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -161,25 +161,25 @@ extern "C" __device__ void cuda_coop_6085dd80669e_0_block_scan_exclusive_scan(cu
   {
     x_in[k] = x[k];
   }
-  cuda_coop_6085dd80669e::cb_0_prefix_op prefix_op_fn{prefix_op};
-  Prim(cuda_coop_6085dd80669e::storage.block.s0).ExclusiveScan(x_in, reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_6085dd80669e::op_0_op{}, prefix_op_fn);
+  cuda_coop_9fa7f723268c::cb_0_prefix_op prefix_op_fn{prefix_op};
+  Prim(cuda_coop_9fa7f723268c::storage.block.s0).ExclusiveScan(x_in, reinterpret_cast<cuda_coop_storage_12_4(&)[2]>(*output), cuda_coop_9fa7f723268c::op_0_op{}, prefix_op_fn);
 }
 
-extern "C" __device__ void cuda_coop_6085dd80669e_1_block_reduce_reduce(const __half* x, __half* result)
+extern "C" __device__ void cuda_coop_9fa7f723268c_1_block_reduce_reduce(const __half* x, __half* result)
 {
-  using Prim = cuda_coop_6085dd80669e::prim_1;
+  using Prim = cuda_coop_9fa7f723268c::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  *result = Prim(cuda_coop_6085dd80669e::storage.block.s1).Reduce(*x, cuda_coop_6085dd80669e::op_1_op{});
+  *result = Prim(cuda_coop_9fa7f723268c::storage.block.s1).Reduce(*x, cuda_coop_9fa7f723268c::op_1_op{});
 }
 
-extern "C" __device__ void cuda_coop_6085dd80669e_2_warp_reduce_sum(::cuda::std::complex<float>* x, ::cuda::std::complex<float>* result)
+extern "C" __device__ void cuda_coop_9fa7f723268c_2_warp_reduce_sum(::cuda::std::complex<float>* x, ::cuda::std::complex<float>* result)
 {
-  using Prim = cuda_coop_6085dd80669e::prim_2;
+  using Prim = cuda_coop_9fa7f723268c::prim_2;
   const int tid = threadIdx.x;
-  Prim::TempStorage& temp = cuda_coop_6085dd80669e::storage.warp[tid / 32].w32.s2[tid % 32 / 32];
+  Prim::TempStorage& temp = cuda_coop_9fa7f723268c::storage.warp[tid / 32].w32.s2[tid % 32 / 32];
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<32>(tid));
@@ -193,15 +193,15 @@ extern "C" __device__ void cuda_coop_6085dd80669e_2_warp_reduce_sum(::cuda::std:
   *result = Prim(temp).Sum(x_in);
 }
 
-extern "C" __device__ int cuda_coop_6085dd80669e_3_block_scan_exclusive_sum(int x, void* prefix_op)
+extern "C" __device__ int cuda_coop_9fa7f723268c_3_block_scan_exclusive_sum(int x, void* prefix_op)
 {
-  using Prim = cuda_coop_6085dd80669e::prim_3;
+  using Prim = cuda_coop_9fa7f723268c::prim_3;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  cuda_coop_6085dd80669e::cb_3_prefix_op prefix_op_fn{prefix_op};
+  cuda_coop_9fa7f723268c::cb_3_prefix_op prefix_op_fn{prefix_op};
   int output;
-  Prim(cuda_coop_6085dd80669e::storage.block.s3).ExclusiveSum(x, output, prefix_op_fn);
+  Prim(cuda_coop_9fa7f723268c::storage.block.s3).ExclusiveSum(x, output, prefix_op_fn);
   return output;
 }

@@ -25,11 +25,11 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider f4985fcc0865: block (4, 4, 4)
-//   [0] warp_reduce.sum.scalar[dtype=float64,threads=32]
+// cuda-coop provider 04d148d34184: block (4, 4, 4)
+//   [0] warp_reduce.sum.scalar[broadcast=False,dtype=float64,threads=32]
 //   [1] warp_scan.scan.scalar_init[dtype=int32,op=PLUS,threads=16]
-//   [2] warp_reduce.reduce.scalar_valid[count_type=int32,dtype=uint8,op=MINIMUM,threads=8]
-//   [3] block_reduce.sum.scalar[algorithm=cub::BLOCK_REDUCE_RAKING,block_dim_x=4,block_dim_y=4,block_dim_z=4,dtype=float64]
+//   [2] warp_reduce.reduce.scalar_valid[broadcast=False,count_type=int32,dtype=uint8,op=MINIMUM,threads=8]
+//   [3] block_reduce.sum.scalar[algorithm=cub::BLOCK_REDUCE_RAKING,block_dim_x=4,block_dim_y=4,block_dim_z=4,broadcast=False,dtype=float64]
 
 namespace cuda_coop_detail
 {
@@ -73,7 +73,7 @@ static_assert(sizeof(double) == 8 && alignof(double) == 8, "storage ABI of float
 static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
 static_assert(sizeof(unsigned char) == 1 && alignof(unsigned char) == 1, "storage ABI of uint8");
 
-namespace cuda_coop_f4985fcc0865
+namespace cuda_coop_04d148d34184
 {
 using prim_0 = cub::WarpReduce<double, 32>;
 using prim_1 = cub::WarpScan<int, 16>;
@@ -110,13 +110,13 @@ struct storage_t
 };
 static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
-} // namespace cuda_coop_f4985fcc0865
+} // namespace cuda_coop_04d148d34184
 
-extern "C" __device__ double cuda_coop_f4985fcc0865_0_warp_reduce_sum(double x)
+extern "C" __device__ double cuda_coop_04d148d34184_0_warp_reduce_sum(double x)
 {
-  using Prim = cuda_coop_f4985fcc0865::prim_0;
+  using Prim = cuda_coop_04d148d34184::prim_0;
   const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
-  Prim::TempStorage& temp = cuda_coop_f4985fcc0865::storage.warp[tid / 32].w32.s0[tid % 32 / 32];
+  Prim::TempStorage& temp = cuda_coop_04d148d34184::storage.warp[tid / 32].w32.s0[tid % 32 / 32];
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<32>(tid));
@@ -124,11 +124,11 @@ extern "C" __device__ double cuda_coop_f4985fcc0865_0_warp_reduce_sum(double x)
   return Prim(temp).Sum(x);
 }
 
-extern "C" __device__ void cuda_coop_f4985fcc0865_1_warp_scan_scan(int x, int* inclusive_output, int* exclusive_output, int initial_value)
+extern "C" __device__ void cuda_coop_04d148d34184_1_warp_scan_scan(int x, int* inclusive_output, int* exclusive_output, int initial_value)
 {
-  using Prim = cuda_coop_f4985fcc0865::prim_1;
+  using Prim = cuda_coop_04d148d34184::prim_1;
   const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
-  Prim::TempStorage& temp = cuda_coop_f4985fcc0865::storage.warp[tid / 32].w16.s1[tid % 32 / 16];
+  Prim::TempStorage& temp = cuda_coop_04d148d34184::storage.warp[tid / 32].w16.s1[tid % 32 / 16];
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid));
@@ -136,11 +136,11 @@ extern "C" __device__ void cuda_coop_f4985fcc0865_1_warp_scan_scan(int x, int* i
   Prim(temp).Scan(x, *inclusive_output, *exclusive_output, initial_value, ::cuda::std::plus<>{});
 }
 
-extern "C" __device__ unsigned char cuda_coop_f4985fcc0865_2_warp_reduce_reduce(unsigned char x, int valid_items)
+extern "C" __device__ unsigned char cuda_coop_04d148d34184_2_warp_reduce_reduce(unsigned char x, int valid_items)
 {
-  using Prim = cuda_coop_f4985fcc0865::prim_2;
+  using Prim = cuda_coop_04d148d34184::prim_2;
   const int tid = static_cast<int>(threadIdx.x + 4 * (threadIdx.y + 4 * threadIdx.z));
-  Prim::TempStorage& temp = cuda_coop_f4985fcc0865::storage.warp[tid / 32].w8.s2[tid % 32 / 8];
+  Prim::TempStorage& temp = cuda_coop_04d148d34184::storage.warp[tid / 32].w8.s2[tid % 32 / 8];
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));
@@ -148,12 +148,12 @@ extern "C" __device__ unsigned char cuda_coop_f4985fcc0865_2_warp_reduce_reduce(
   return Prim(temp).Reduce(x, ::cuda::minimum<>{}, cuda_coop_detail::clamp_count<8>(valid_items));
 }
 
-extern "C" __device__ double cuda_coop_f4985fcc0865_3_block_reduce_sum(double x)
+extern "C" __device__ double cuda_coop_04d148d34184_3_block_reduce_sum(double x)
 {
-  using Prim = cuda_coop_f4985fcc0865::prim_3;
+  using Prim = cuda_coop_04d148d34184::prim_3;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  return Prim(cuda_coop_f4985fcc0865::storage.block.s3).Sum(x);
+  return Prim(cuda_coop_04d148d34184::storage.block.s3).Sum(x);
 }
