@@ -6,6 +6,16 @@ argument's spec kind (``ArgKind``), never on a parameter's name: what the spec s
 decides what the caller may pass. Lowering, at the first call site of a kernel, plans every typed site
 of that kernel at once (``_provider.plan``: symbols and C signatures) and attaches one lazily compiled
 provider; each call then becomes a C-ABI call of its wrapper, arrays passed as data pointers.
+
+Values of pointer-ABI types (``_specs._types``: float16, bfloat16, complex64, complex128) cross the
+wrapper's C ABI as ``const T*`` to a stack slot the kernel fills (a scalar ``x``, ``initial_value``), and
+a result comes back through a trailing ``T* result`` slot (``_seams.lower_extern_call_slots``). A by-value
+ABI would have to reproduce NVVM's lowering of ``__half``/``__nv_bfloat16``/``complex`` structs in
+numba-cuda-mlir's MLIR, and a mismatch there would be a silent miscompile at the LTO link; the slots
+cost nothing after LTO inlining (SROA turns them into registers: no local memory in any compiled
+kernel, and a float16/bfloat16 sum has the instruction classes of its nvcc twin; see
+tests/compile/test_dtypes_compile.py). User operators on these types go through a shim with the same
+ABI (``_pointer_abi``).
 """
 
 from __future__ import annotations
