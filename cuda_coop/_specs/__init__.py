@@ -74,6 +74,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_histogram",
     "block_load_store",
     "block_merge_sort",
+    "block_radix_rank",
     "block_radix_sort",
     "block_reduce",
     "block_run_length_decode",

@@ -27,6 +27,7 @@ from ._primitives import reduce as reduce
 from ._primitives import store as store
 from ._primitives import sum as sum
 from ._radix_sort import argsort as argsort
+from ._radix_sort import radix_rank as radix_rank
 from ._radix_sort import radix_sort as radix_sort
 from ._radix_sort import top_k as top_k
 from ._run_length_decode import run_length_decode as run_length_decode
@@ -50,6 +51,7 @@ __all__ = [
     "inclusive_sum",
     "load",
     "merge_sort",
+    "radix_rank",
     "radix_sort",
     "reduce",
     "run_length_decode",

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._dsl._primitive import primitive
 
-__all__ = ["argsort", "radix_sort", "top_k"]
+__all__ = ["argsort", "radix_rank", "radix_sort", "top_k"]
 
 
 @primitive("block_radix_sort", "radix_sort", module="block")
@@ -90,4 +90,30 @@ def top_k(
     ``k`` is clamped to ``[0, tile]``; ties keep input order (-0.0 and +0.0 tie); +NaN is the largest key and
     -NaN the smallest (CUB's radix order); ``keys`` and ``values`` are not changed.
     Built on a block radix sort rather than CCCL's internal ``cub::detail::block_topk`` (see the docs).
+    """
+
+
+@primitive("block_radix_rank", "radix_rank", module="block")
+def radix_rank(
+    keys: Any,
+    ranks: Any,
+    digit_prefix: Any = None,
+    *,
+    radix_bits: int,
+    begin_bit: int = 0,
+    end_bit: int | None = None,
+    descending: bool = False,
+    algorithm: str = "basic",
+    inner_scan_algorithm: str = "warp_scans",
+    items_per_thread: int | None = None,
+    bins_per_thread: int | None = None,
+) -> None:
+    """Rank the tile's ``keys`` by the digit of bits ``[begin_bit, begin_bit + radix_bits)`` (cut at ``end_bit``)
+    of their bit-ordered form: ``ranks[i]`` receives the key's position in the tile stably sorted by that digit.
+
+    Ties keep blocked order for ``algorithm="basic"``/``"memoize"`` and warp-striped order (warp, item, lane)
+    for ``"match"`` (1-D blocks only). With ``digit_prefix`` (a ``cuda.local.array(B, np.int32)``, ``B = max(1,
+    ceil(2**radix_bits / block_threads))``) thread ``t`` also receives the first rank of each digit
+    ``t*B .. t*B+B-1`` below ``2**radix_bits`` (the count of keys ordered before that digit). The bit-ordered
+    form and the float order are ``radix_sort``'s (-0.0 and +0.0 tie); ``keys`` are not changed.
     """

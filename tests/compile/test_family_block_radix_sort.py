@@ -1,5 +1,5 @@
-"""``coop.block.radix_sort`` / ``argsort`` / ``top_k`` through real NVRTC and through the numba-cuda-mlir DSL,
-for sm_90 (no GPU).
+"""``coop.block.radix_sort`` / ``argsort`` / ``top_k`` / ``radix_rank`` through real NVRTC and through the
+numba-cuda-mlir DSL, for sm_90 (no GPU).
 
 Every overload x direction x output x key dtype compiles to LTO-IR; a kernel calling all three primitives
 compiles in 1-D/2-D/3-D blocks with inlined wrappers (no CALL, no local memory); misuse is a UsageError
@@ -81,15 +81,17 @@ def every_primitive(keys_in, values_in, keys_out, index_out, top_keys, top_value
     fkeys = cuda.local.array(ITEMS, np.float32)
     index = cuda.local.array(ITEMS, np.int32)
     tile = cuda.blockIdx.x * 512
-    coop.block.load(keys_in, keys, offset=tile)
-    coop.block.load(values_in, values, offset=tile)
+    coop.block.load(keys_in, keys, offset=tile, algorithm="direct")
+    coop.block.load(values_in, values, offset=tile, algorithm="direct")
     for i in range(ITEMS):
         fkeys[i] = values[i]
     coop.block.radix_sort(keys, values, descending=True, output="striped", begin_bit=bits[0], end_bit=bits[1])
     coop.block.store(keys_out, keys, offset=tile, algorithm="striped")
     coop.block.argsort(fkeys, index, base=tile)
-    coop.block.store(index_out, index, offset=tile)
+    coop.block.store(index_out, index, offset=tile, algorithm="direct")
     coop.block.top_k(keys, bits[2], top_keys, values, top_values, largest=False, offset=cuda.blockIdx.x * 16)
+    coop.block.radix_rank(fkeys, index, radix_bits=5, begin_bit=bits[0], descending=True, algorithm="memoize")
+    coop.block.store(index_out, index, offset=tile + 512, algorithm="direct")
 
 
 SIG = (types.uint32[::1], types.float32[::1], types.uint32[::1], types.int32[::1], types.uint32[::1],
@@ -101,6 +103,67 @@ def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
     compiled = compile_kernel(every_primitive, SIG, block=block)
     _assert_inlined(compiled)
     assert "call." not in compiled.ptx
+
+
+@cuda.jit
+def match_rank(keys_in, ranks_out, prefix_out):
+    keys = cuda.local.array(ITEMS, np.float64)
+    ranks = cuda.local.array(ITEMS, np.int32)
+    prefix = cuda.local.array(2, np.int32)
+    t = cuda.threadIdx.x
+    for i in range(ITEMS):
+        keys[i] = keys_in[t * ITEMS + i]
+    coop.block.radix_rank(keys, ranks, prefix, radix_bits=8, begin_bit=56, algorithm="match")
+    for i in range(ITEMS):
+        ranks_out[t * ITEMS + i] = ranks[i]
+    prefix_out[2 * t] = prefix[0]
+    prefix_out[2 * t + 1] = prefix[1]
+
+
+def test_match_rank_compiles_inlined() -> None:
+    """256 digits on 128 threads: two digits a thread."""
+    compiled = compile_kernel(match_rank, (types.float64[::1], types.int32[::1], types.int32[::1]), block=(128,))
+    _assert_inlined(compiled)
+
+
+def _rank_requests(block: tuple[int, ...]) -> list[Request]:
+    algorithms = ("basic", "memoize", "match") if len(block) == 1 else ("basic", "memoize")
+    result = []
+    for n, (key, algorithm, descending) in enumerate(itertools.product(KEYS, algorithms, (False, True))):
+        radix_bits = (1, 4, 5, 6, 8)[n % 5] if algorithm == "match" else (1, 3, 4, 5)[n % 4]
+        threads = math.prod(block)
+        common = {"dtype": key, "items_per_thread": (1, 4, 7)[n % 3], "radix_bits": radix_bits,
+                  "algorithm": algorithm, "descending": descending, "end_bit": DEFAULT}
+        result.append(Request("block_radix_rank", "radix_rank", "ranks", **common))
+        result.append(Request("block_radix_rank", "radix_rank", "ranks_prefix",
+                              bins_per_thread=gpu.tracked(radix_bits, threads), **common))
+    return result
+
+
+@pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
+def test_every_rank_algorithm_and_form_compiles_with_nvrtc(block: tuple[int, ...], toolchain: Toolchain) -> None:
+    p = compile_requests(_rank_requests(block), toolchain, NvrtcCompiler(pch=False), block)
+    assert bool(re.search(r"BlockRadixRankBits<[^;]*cub::RADIX_RANK_MATCH", p.source)) == (len(block) == 1)
+    assert p.source.count("reinterpret_cast<int(&)[") > p.source.count(".RankKeys(")  # ranks and digit_prefix
+
+
+@pytest.mark.parametrize("case", gpu.RANK_CASES, ids=lambda c: c.id)
+def test_gpu_tier_rank_kernels_compile(case: gpu.RankCase) -> None:
+    compiled = compile_kernel(gpu.make_rank_kernel(case), gpu.rank_signature(case), block=case.block)
+    if case.threads >= 1024 or case.ipt == 16:
+        _assert_inlined_or_spilled(compiled)
+    else:
+        _assert_inlined(compiled)
+
+
+def test_rank_cases_cover_algorithms_blocks_and_digits_per_thread() -> None:
+    cases = gpu.RANK_CASES
+    assert {c.algorithm for c in cases} | {"match"} == {"basic", "memoize", "match"} and any(c.match for c in cases)
+    assert {c.block for c in cases} == set(gpu.BLOCKS)
+    assert {c.descending for c in cases} == {False, True}
+    assert any(gpu.tracked(c.radix_bits, c.threads) > 1 for c in cases)
+    assert any(c.end - c.begin < c.radix_bits for c in cases)
+    assert {c.dtype for c in cases} >= {"float32", "float64", "int64", "uint64", "int8"}
 
 
 def _assert_inlined_or_spilled(compiled) -> None:  # type: ignore[no-untyped-def]
@@ -324,6 +387,39 @@ def out_keys_of_another_type(x, y):
     coop.block.top_k(keys, 3, y)
 
 
+@cuda.jit
+def rank_without_radix_bits(x, y):
+    keys = cuda.local.array(2, np.uint32)
+    ranks = cuda.local.array(2, np.int32)
+    keys[0] = x[0]
+    coop.block.radix_rank(keys, ranks)
+
+
+@cuda.jit
+def rank_prefix_of_wrong_size(x, y):
+    keys = cuda.local.array(2, np.uint32)
+    ranks = cuda.local.array(2, np.int32)
+    prefix = cuda.local.array(2, np.int32)
+    keys[0] = x[0]
+    coop.block.radix_rank(keys, ranks, prefix, radix_bits=4)
+
+
+@cuda.jit
+def rank_ranks_of_int64(x, y):
+    keys = cuda.local.array(2, np.uint32)
+    ranks = cuda.local.array(2, np.int64)
+    keys[0] = x[0]
+    coop.block.radix_rank(keys, ranks, radix_bits=4)
+
+
+@cuda.jit
+def rank_too_many_bits(x, y):
+    keys = cuda.local.array(2, np.uint32)
+    ranks = cuda.local.array(2, np.int32)
+    keys[0] = x[0]
+    coop.block.radix_rank(keys, ranks, radix_bits=9)
+
+
 U32, I64 = types.uint32[::1], types.int64[::1]
 
 
@@ -342,6 +438,11 @@ U32, I64 = types.uint32[::1], types.int64[::1]
         (float_k, (U32, I64), r"k= holds float64; it must hold signed integer or unsigned integer values"),
         (out_values_without_values, (U32, I64), r"top_k\(\) at .*takes no arguments"),
         (out_keys_of_another_type, (U32, I64), r"out_keys= holds int64 but must hold uint32 \(as keys= does\)"),
+        (rank_without_radix_bits, (U32, I64), r"radix_rank\(\) at .*:\d+: missing a required argument: 'radix_bits'"),
+        (rank_prefix_of_wrong_size, (U32, I64), r"digit_prefix= has 2 items, but with radix_bits=4 on 64 threads"),
+        (rank_ranks_of_int64, (U32, I64), r"ranks= .*int32"),
+        (rank_too_many_bits, (U32, I64), r"radix_bits=9 with algorithm='basic' on 64 threads needs more than the "
+         r"48 KiB"),
     ],
     ids=lambda v: v.py_func.__name__ if hasattr(v, "py_func") else None,
 )

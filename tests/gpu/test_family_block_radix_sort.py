@@ -346,3 +346,157 @@ def test_compute_sanitizer_is_clean(tool: str) -> None:
     counts = summary_counts(tool, output)
     assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
     assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+
+
+# --- radix_rank --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankCase:
+    """One kernel: ``radix_rank`` with ``algorithm`` ("basic"/"memoize") and, on 1-D blocks, ``"match"`` with
+    ``match_bits`` radix bits; both with ``digit_prefix`` and runtime ``begin_bit``/``end_bit``."""
+
+    dtype: str
+    block: tuple[int, int, int]
+    ipt: int
+    radix_bits: int
+    descending: bool
+    begin: int
+    end: int
+    algorithm: str
+    match_bits: int
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def tile(self) -> int:
+        return self.threads * self.ipt
+
+    @property
+    def match(self) -> bool:
+        return self.block[1:] == (1, 1)
+
+    @property
+    def id(self) -> str:
+        return (f"rank-{self.dtype}-{'x'.join(map(str, self.block))}-ipt{self.ipt}-rb{self.radix_bits}-"
+                f"{'desc' if self.descending else 'asc'}-bits{self.begin}:{self.end}-{self.algorithm}"
+                + (f"-match{self.match_bits}" if self.match else ""))
+
+
+RANK_CASES = [
+    RankCase("uint32", (32, 1, 1), 4, 5, False, 3, 6, "basic", 5),  # end_bit cuts the digit to 3 bits
+    RankCase("int64", (128, 1, 1), 8, 6, True, 58, 64, "memoize", 8),
+    RankCase("float32", (33, 1, 1), 4, 4, False, 28, 32, "basic", 6),  # sign and exponent; a partial warp
+    RankCase("int8", (16, 8, 1), 16, 3, True, 5, 8, "memoize", 3),
+    RankCase("float64", (4, 4, 4), 1, 7, False, 57, 64, "basic", 7),  # 128 digits on 64 threads: 2 a thread
+    RankCase("uint16", (256, 1, 1), 4, 4, True, 4, 16, "basic", 8),
+    RankCase("uint64", (1024, 1, 1), 2, 4, False, 60, 64, "memoize", 8),
+]
+
+
+def tracked(radix_bits: int, threads: int) -> int:
+    return max(1, -(-(1 << radix_bits) // threads))
+
+
+def make_rank_kernel(case: RankCase):
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    KT, IPT, T, TILE = getattr(np, case.dtype), case.ipt, case.threads, case.tile
+    RB, MRB, DESC, ALGO, MATCH = case.radix_bits, case.match_bits, case.descending, case.algorithm, case.match
+    B, MB = tracked(RB, T), tracked(MRB, T)
+
+    @cuda.jit
+    def kernel(x, bits, ranks_out, prefix_out, mranks_out, mprefix_out):
+        keys = cuda.local.array(IPT, KT)
+        ranks = cuda.local.array(IPT, np.int32)
+        mranks = cuda.local.array(IPT, np.int32)
+        prefix = cuda.local.array(B, np.int32)
+        mprefix = cuda.local.array(MB, np.int32)
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        bid = cuda.blockIdx.x
+        mine = bid * TILE + t * IPT
+        for i in range(IPT):
+            keys[i] = x[mine + i]
+        for j in range(B):
+            prefix[j] = -5  # entries past the digits stay as they are
+        for j in range(MB):
+            mprefix[j] = -5
+        coop.block.radix_rank(keys, ranks, prefix, radix_bits=RB, begin_bit=bits[0], end_bit=bits[1],
+                              descending=DESC, algorithm=ALGO)
+        if MATCH:
+            coop.block.radix_rank(keys, mranks, mprefix, radix_bits=MRB, begin_bit=bits[0], end_bit=bits[1],
+                                  descending=DESC, algorithm="match")
+        for i in range(IPT):
+            ranks_out[mine + i] = ranks[i]
+            mranks_out[mine + i] = mranks[i]
+        for j in range(B):
+            prefix_out[(bid * T + t) * B + j] = prefix[j]
+        for j in range(MB):
+            mprefix_out[(bid * T + t) * MB + j] = mprefix[j]
+
+    return kernel
+
+
+def rank_signature(case: RankCase) -> tuple:
+    from numba_cuda_mlir.numba_cuda import types
+
+    i32 = types.int32[::1]
+    return (getattr(types, case.dtype)[::1], i32, i32, i32, i32, i32)
+
+
+def expected_ranks(tile: np.ndarray, case: RankCase, radix_bits: int, match: bool, threads: int,
+                   ipt: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each key in blocked order, digit prefix of each thread's tracked digits; -5 past the digits)."""
+    width = min(radix_bits, case.end - case.begin)
+    digit = ordered(tile, case.begin, case.begin + width).astype(np.int64)
+    radix = 1 << radix_bits
+    key = radix - 1 - digit if case.descending else digit
+    p = np.arange(tile.size)
+    t, i = p // ipt, p % ipt
+    # ties: warp-striped order (warp, item, lane) for "match", blocked order for the others
+    order_ = np.lexsort((t % 32, i, t // 32, key)) if match else np.lexsort((p, key))
+    ranks = np.empty(tile.size, np.int64)
+    ranks[order_] = np.arange(tile.size)
+    counts = np.bincount(digit, minlength=radix)
+    b = tracked(radix_bits, threads)
+    prefix = np.full(threads * b, -5, np.int64)
+    for d in range(radix):
+        prefix[d] = counts[d + 1 :].sum() if case.descending else counts[:d].sum()
+    return ranks, prefix
+
+
+def _launch_rank(case: RankCase) -> None:
+    from numba_cuda_mlir import cuda
+
+    rng = np.random.default_rng([case.threads, case.ipt, case.radix_bits])
+    proxy = Case(case.dtype, None, case.block, case.ipt, False, "blocked", "default", "argsort")
+    x = keys_for(proxy, rng)
+    T, b, mb = case.threads, tracked(case.radix_bits, case.threads), tracked(case.match_bits, case.threads)
+    outs = [np.full(x.size, -7, np.int32), np.full(TILES * T * b, -7, np.int32), np.full(x.size, -7, np.int32),
+            np.full(TILES * T * mb, -7, np.int32)]
+    d_outs = [cuda.to_device(o) for o in outs]
+    make_rank_kernel(case)[TILES, case.block](cuda.to_device(x), cuda.to_device(np.array([case.begin, case.end],
+                                              np.int32)), *d_outs)
+    ranks, prefix, mranks, mprefix = (d.copy_to_host() for d in d_outs)
+    for n, tile in enumerate(x.reshape(TILES, case.tile)):
+        sl = slice(n * case.tile, (n + 1) * case.tile)
+        want, want_prefix = expected_ranks(tile, case, case.radix_bits, False, T, case.ipt)
+        np.testing.assert_array_equal(ranks[sl], want, err_msg=f"{case.id} ranks, tile {n}")
+        np.testing.assert_array_equal(prefix[n * T * b : (n + 1) * T * b], want_prefix,
+                                      err_msg=f"{case.id} digit_prefix, tile {n}")
+        if case.match:
+            want, want_prefix = expected_ranks(tile, case, case.match_bits, True, T, case.ipt)
+            np.testing.assert_array_equal(mranks[sl], want, err_msg=f"{case.id} match ranks, tile {n}")
+            np.testing.assert_array_equal(mprefix[n * T * mb : (n + 1) * T * mb], want_prefix,
+                                          err_msg=f"{case.id} match digit_prefix, tile {n}")
+        else:
+            assert (mranks[sl] == -7).all()
+
+
+@pytest.mark.parametrize("case", RANK_CASES, ids=lambda c: c.id)
+def test_block_radix_rank(case: RankCase) -> None:
+    _launch_rank(case)

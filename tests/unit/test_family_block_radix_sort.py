@@ -196,3 +196,66 @@ def test_public_signatures() -> None:
         doc = getattr(coop.block, name).__doc__ or ""
         assert "-0.0 and +0.0 tie" in doc or "-0.0 == +0.0" in doc, name
     assert "cub::detail::block_topk" in (coop.block.top_k.__doc__ or "")
+
+
+# --- radix_rank --------------------------------------------------------------------------------------------------
+
+
+def _rank(overload: str = "ranks", **kw: object) -> Request:
+    params: dict[str, object] = {"dtype": "float32", "items_per_thread": 4, "radix_bits": 4}
+    if overload == "ranks_prefix":
+        params["bins_per_thread"] = 1
+    params.update(kw)
+    return Request("block_radix_rank", "radix_rank", overload, **params)
+
+
+def test_rank_algorithms_are_cubs() -> None:
+    from cuda.coop._specs.block_radix_rank import RadixRankAlgorithm
+
+    text = (HEADERS / "block" / "block_radix_rank.cuh").read_text(encoding="utf-8")
+    body = re.search(r"enum RadixRankAlgorithm\s*\{(.*?)\};", text, re.S)
+    assert body is not None
+    cub = re.findall(r"^\s*(RADIX_RANK_\w+)\s*,?\s*$", body.group(1), re.M)
+    assert [m.name for m in RadixRankAlgorithm] == cub[:3]  # the early-counts members are left out (documented)
+    assert [m.short_name for m in RadixRankAlgorithm] == ["basic", "memoize", "match"]
+
+
+def test_rank_renders_cubs_classes() -> None:
+    spec = get_primitive("block_radix_rank")
+    declared = re.search(r"template <(.*?)>\s*class BlockRadixRankBits", spec.support, re.S)
+    assert declared is not None and _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
+    p = plan([_rank(), _rank("ranks_prefix", algorithm="match", radix_bits=8, bins_per_thread=2, descending=True,
+                             begin_bit=DEFAULT)], (128,))
+    a, b = p.signatures
+    assert a.declaration.endswith(f"{a.symbol}(float* keys, int* ranks, int begin_bit, int end_bit)")
+    assert b.declaration.endswith(f"{b.symbol}(float* keys, int* ranks, int* digit_prefix, int end_bit)")
+    text = _render([_rank(), _rank("ranks_prefix", algorithm="match", radix_bits=8, bins_per_thread=2,
+                                   descending=True, begin_bit=DEFAULT)], (128,))
+    assert "cuda_coop::BlockRadixRankBits<float, 128, 4, 4, false, cub::RADIX_RANK_BASIC, " \
+           "cub::BLOCK_SCAN_WARP_SCANS, 1, 1>;" in text
+    assert "cuda_coop::BlockRadixRankBits<float, 128, 4, 8, true, cub::RADIX_RANK_MATCH, " \
+           "cub::BLOCK_SCAN_WARP_SCANS, 1, 1>;" in text
+    assert ".RankKeys(keys_in, reinterpret_cast<int(&)[4]>(*ranks), reinterpret_cast<int(&)[2]>(*digit_prefix), " \
+           "0, end_bit);" in text  # the keys are a copy: radix_rank never changes them
+
+
+@pytest.mark.parametrize(("request_", "block", "pattern"), [
+    (_rank(algorithm="match"), (16, 8), r"algorithm='match' needs a 1-D block"),
+    (_rank("ranks_prefix", radix_bits=8, bins_per_thread=1), (128,), r"digit_prefix= has 1 items, but with "
+     r"radix_bits=8 on 128 threads"),
+    (_rank(items_per_thread=64), (1024,), r"counts digits in 16 bits: a tile of 1024 x items_per_thread=64"),
+    (_rank(radix_bits=5), (1024,), r"radix_bits=5 with algorithm='basic' on 1024 threads needs more than the 48 KiB"),
+    (_rank(dtype="float16"), (128,), r"keys of float16 are not supported yet"),
+], ids=["match-2d", "prefix-size", "tile-65535", "counters-48k", "f16"])
+def test_rank_refusals(request_: Request, block: tuple[int, ...], pattern: str) -> None:
+    with pytest.raises(SpecError, match=pattern):
+        bind(request_, block)
+
+
+def test_rank_allowed_configurations() -> None:
+    bind(_rank(algorithm="match", radix_bits=8, items_per_thread=64), (1024,))  # 65536 keys: match counts in 32 bits
+    bind(_rank(radix_bits=4), (1024,))  # 36 KiB of counters
+    bind(_rank("ranks_prefix", radix_bits=7, bins_per_thread=2), (4, 4, 4))
+    sig = inspect.signature(coop.block.radix_rank)
+    assert sig.parameters["radix_bits"].default is inspect.Parameter.empty
+    assert sig.parameters["algorithm"].default == "basic" and sig.parameters["digit_prefix"].default is None

@@ -1,0 +1,255 @@
+"""``cuda_coop::BlockRadixRankBits``: rank a tile's keys by one radix digit (``cub::BlockRadixRank`` /
+``cub::BlockRadixRankMatch``), for users building their own sorts and histograms.
+
+CUB's ``RankKeys`` takes the keys' unsigned bit-ordered form and a digit-extractor object, which a kernel's call
+cannot spell; cuda-coop's composition makes both from the call: it maps each key as ``cub::BlockRadixSort``
+does (``cub::Traits<KeyT>::TwiddleIn``: see ``coop.block.radix_sort`` for the key order, -0.0 read as +0.0)
+and extracts the digit of bits ``[begin_bit, begin_bit + min(radix_bits, end_bit - begin_bit))`` with
+``cub::BFEDigitExtractor``. ``ranks[i]`` receives the key's position in the tile stably sorted by that digit
+(descending: larger digits first). Ties are ordered by the arrangement each algorithm assumes: blocked
+(``t*N + i``) for ``"basic"``/``"memoize"``, warp-striped (warp, item, lane) for ``"match"``.
+``digit_prefix`` (optional) receives, for each digit ``d = t*B + j < 2**radix_bits`` that thread ``t``
+tracks (``B = max(1, ceil(2**radix_bits / block_threads))`` digits a thread), the rank of the first key of
+digit ``d``: the count of keys with a smaller digit (descending: a larger one); entries past the digits are
+left unchanged. CUB's early-counts algorithms (``RADIX_RANK_MATCH_EARLY_COUNTS_*``) belong to the one-sweep
+device sort (counts callbacks, warp-striped tiles) and are not offered.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array, out_array
+from ._model import (
+    Binding,
+    Constraint,
+    CubEnum,
+    Method,
+    Overload,
+    PrimitiveSpec,
+    Scope,
+    TemplateParam,
+    TParamKind,
+)
+from ._registry import register_primitive
+from .block_radix_sort import BEGIN_BIT, END_BIT, INNER_SCAN_ALGORITHM, KEY_TYPE, SORT_CONSTRAINTS
+
+__all__ = ["BLOCK_RADIX_RANK", "SUPPORT", "RadixRankAlgorithm"]
+
+
+class RadixRankAlgorithm(CubEnum):
+    """CUB's ``RadixRankAlgorithm`` members that rank a tile on their own."""
+
+    RADIX_RANK_BASIC = (
+        "``cub::BlockRadixRank``: per-thread packed digit counters in shared memory, one block scan; ties in "
+        "blocked order (thread t's items t*N .. t*N+N-1).",
+        "Shared memory grows with ``2**radix_bits`` per thread; good for few radix bits.",
+    )
+    RADIX_RANK_MEMOIZE = (
+        "``cub::BlockRadixRank`` keeping its raking segment in registers between the upsweep and downsweep; "
+        "ties in blocked order.",
+        "Fewer shared-memory reads than ``basic`` for more registers.",
+    )
+    RADIX_RANK_MATCH = (
+        "``cub::BlockRadixRankMatch``: warp-private digit counters, lanes of equal digit found by warp matching; "
+        "ties in warp-striped order (warp, item, lane). 1-D blocks only (CUB's inner scan assumes one).",
+        "Less shared memory than ``basic`` for many radix bits; slower when a warp has many distinct digits.",
+    )
+
+
+SUPPORT = r"""
+namespace cuda_coop
+{
+// Ranks of a tile's keys by the digit of bits [begin_bit, begin_bit + min(RadixBits, end_bit - begin_bit)) of
+// their bit-ordered form (cub::Traits<KeyT>::TwiddleIn, as cub::BlockRadixSort), with cub::BlockRadixRank or
+// cub::BlockRadixRankMatch and cub::BFEDigitExtractor.
+template <typename KeyT,
+          int BlockDimX,
+          int ItemsPerThread,
+          int RadixBits,
+          bool IsDescending                          = false,
+          cub::RadixRankAlgorithm Algorithm          = cub::RADIX_RANK_BASIC,
+          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
+          int BlockDimY                              = 1,
+          int BlockDimZ                              = 1>
+class BlockRadixRankBits
+{
+  static_assert(Algorithm == cub::RADIX_RANK_BASIC || Algorithm == cub::RADIX_RANK_MEMOIZE
+                  || Algorithm == cub::RADIX_RANK_MATCH,
+                "cuda-coop ranks with RADIX_RANK_BASIC, RADIX_RANK_MEMOIZE or RADIX_RANK_MATCH");
+  using RankT = ::cuda::std::conditional_t<
+    Algorithm == cub::RADIX_RANK_MATCH,
+    cub::BlockRadixRankMatch<BlockDimX, RadixBits, IsDescending, InnerScanAlgorithm, BlockDimY, BlockDimZ>,
+    cub::BlockRadixRank<BlockDimX,
+                        RadixBits,
+                        IsDescending,
+                        Algorithm == cub::RADIX_RANK_MEMOIZE,
+                        InnerScanAlgorithm,
+                        cudaSharedMemBankSizeFourByte,
+                        BlockDimY,
+                        BlockDimZ>>;
+  using UnsignedBits = typename cub::Traits<KeyT>::UnsignedBits;
+
+public:
+  static constexpr int BINS_TRACKED_PER_THREAD = RankT::BINS_TRACKED_PER_THREAD;
+  using TempStorage                            = typename RankT::TempStorage;
+
+private:
+  TempStorage& temp_storage;
+
+  __device__ __forceinline__ static void
+  BitOrdered(const KeyT (&keys)[ItemsPerThread], UnsignedBits (&bits)[ItemsPerThread])
+  {
+#pragma unroll
+    for (int i = 0; i < ItemsPerThread; ++i)
+    {
+      bits[i] = cub::Traits<KeyT>::TwiddleIn(reinterpret_cast<const UnsignedBits&>(keys[i]));
+    }
+  }
+
+  __device__ __forceinline__ static cub::BFEDigitExtractor<KeyT> Digit(int begin_bit, int end_bit)
+  {
+    const int width = end_bit - begin_bit < RadixBits ? end_bit - begin_bit : RadixBits;
+    return cub::BFEDigitExtractor<KeyT>(begin_bit, width > 0 ? width : 0);
+  }
+
+public:
+  __device__ __forceinline__ explicit BlockRadixRankBits(TempStorage& temp_storage)
+      : temp_storage(temp_storage)
+  {}
+
+  __device__ __forceinline__ void
+  RankKeys(KeyT (&keys)[ItemsPerThread], int (&ranks)[ItemsPerThread], int begin_bit, int end_bit)
+  {
+    UnsignedBits bits[ItemsPerThread];
+    BitOrdered(keys, bits);
+    RankT(temp_storage).RankKeys(bits, ranks, Digit(begin_bit, end_bit));
+  }
+
+  template <int BinsPerThread>
+  __device__ __forceinline__ void RankKeys(
+    KeyT (&keys)[ItemsPerThread],
+    int (&ranks)[ItemsPerThread],
+    int (&digit_prefix)[BinsPerThread],
+    int begin_bit,
+    int end_bit)
+  {
+    static_assert(BinsPerThread == BINS_TRACKED_PER_THREAD, "digit_prefix has the wrong number of items");
+    UnsignedBits bits[ItemsPerThread];
+    BitOrdered(keys, bits);
+    RankT(temp_storage).RankKeys(bits, ranks, Digit(begin_bit, end_bit), digit_prefix);
+  }
+};
+} // namespace cuda_coop
+"""
+
+RADIX_BITS = TemplateParam(
+    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT,
+    doc="Width of the digit in bits (``2**radix_bits`` digits).",
+)
+DESCENDING = TemplateParam(
+    name="descending", cpp="IsDescending", kind=TParamKind.BOOL, optional=True, default=False,
+    doc="Rank larger digits first.",
+)
+ALGORITHM = TemplateParam(
+    name="algorithm", cpp="Algorithm", kind=TParamKind.ENUM, enum=RadixRankAlgorithm, optional=True,
+    default=RadixRankAlgorithm.RADIX_RANK_BASIC, doc="Ranking algorithm (see the algorithms below).",
+)
+BINS_PER_THREAD = TemplateParam(
+    name="bins_per_thread", cpp="BinsPerThread", kind=TParamKind.INT,
+    doc="Items of ``digit_prefix``: ``max(1, ceil(2**radix_bits / block_threads))``.",
+)
+_KEYS = array("keys", doc="This thread's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
+_RANKS = out_array("ranks", "int32", doc="A ``cuda.local.array(N, np.int32)`` receiving each key's rank.")
+_PREFIX = array(
+    "digit_prefix", "int32", "bins_per_thread", inout=True,
+    doc="A ``cuda.local.array(B, np.int32)`` receiving the rank of the first key of each digit this thread "
+    "tracks (digits ``t*B .. t*B+B-1``, those below ``2**radix_bits``; other entries are left unchanged).",
+)
+
+
+def _tracked(b: Binding) -> int:
+    return max(1, math.ceil((1 << int(b.values["radix_bits"])) / b.block_threads))
+
+
+def _storage_bytes(b: Binding) -> int:
+    """A lower bound of the ranking TempStorage (the counters; CUB adds a small block scan)."""
+    rb, threads = int(b.values["radix_bits"]), b.block_threads
+    if b.values["algorithm"] is RadixRankAlgorithm.RADIX_RANK_MATCH:
+        warps = -(-threads // 32)
+        padded = warps + 1 if warps % 2 == 0 else warps
+        return (1 << rb) * padded * 4
+    return ((1 << max(rb - 1, 0)) + 1) * threads * 4
+
+
+_CONSTRAINTS = (
+    *SORT_CONSTRAINTS,
+    Constraint(
+        check=lambda b: b.values["algorithm"] is not RadixRankAlgorithm.RADIX_RANK_MATCH
+        or b.block_dim[1:] == (1, 1),
+        message="algorithm='match' needs a 1-D block (CUB's BlockRadixRankMatch scans as if the block were "
+        "block_threads x block_dim_y x block_dim_z threads), but the block is {block_dim}; use "
+        "algorithm='basic' or 'memoize', or a 1-D block",
+    ),
+    Constraint(
+        check=lambda b: "bins_per_thread" not in b.values or int(b.values["bins_per_thread"]) == _tracked(b),
+        message="digit_prefix= has {bins_per_thread} items, but with radix_bits={radix_bits} on {block_threads} "
+        "threads each thread tracks max(1, ceil(2**radix_bits / block_threads)) digits; make digit_prefix a "
+        "cuda.local.array of that many int32",
+    ),
+    Constraint(
+        check=lambda b: b.values["algorithm"] is RadixRankAlgorithm.RADIX_RANK_MATCH
+        or b.block_threads * int(b.values["items_per_thread"]) <= 65535,
+        message="algorithm={algorithm} counts digits in 16 bits: a tile of {block_threads} x "
+        "items_per_thread={items_per_thread} keys is over 65535; use fewer items per thread or algorithm='match'",
+    ),
+    Constraint(
+        check=lambda b: _storage_bytes(b) <= 48 * 1024,
+        message="radix_bits={radix_bits} with algorithm={algorithm} on {block_threads} threads needs more than "
+        "the 48 KiB of shared memory a block may have for its digit counters; use fewer radix_bits (or "
+        "algorithm='match' for many bits)",
+    ),
+)
+
+_BITS = (ITEMS_PER_THREAD,)
+
+BLOCK_RADIX_RANK = register_primitive(
+    PrimitiveSpec(
+        name="block_radix_rank",
+        cub_class="cuda_coop::BlockRadixRankBits",
+        header="cub/block/block_radix_rank.cuh",
+        scope=Scope.BLOCK,
+        tparams=(
+            KEY_TYPE,
+            BLOCK_DIMS[0],
+            ITEMS_PER_THREAD,
+            RADIX_BITS,
+            DESCENDING,
+            ALGORITHM,
+            INNER_SCAN_ALGORITHM,
+            BLOCK_DIMS[1],
+            BLOCK_DIMS[2],
+        ),
+        methods=(
+            Method(
+                name="radix_rank",
+                cpp="RankKeys",
+                overloads=(
+                    Overload(name="ranks", params=(_KEYS, _RANKS, BEGIN_BIT, END_BIT), tparams=_BITS),
+                    Overload(
+                        name="ranks_prefix",
+                        params=(_KEYS, _RANKS, _PREFIX, BEGIN_BIT, END_BIT),
+                        tparams=(ITEMS_PER_THREAD, BINS_PER_THREAD),
+                    ),
+                ),
+                doc="Rank the tile's keys by one digit of their bit-ordered form (and the digits' first ranks).",
+            ),
+        ),
+        algorithm=RadixRankAlgorithm,
+        constraints=_CONSTRAINTS,
+        support=SUPPORT,
+        doc="Block-wide radix ranking: cuda-coop's composition of ``cub::BlockRadixRank`` / "
+        "``cub::BlockRadixRankMatch`` with CUB's key bit-ordering and ``cub::BFEDigitExtractor``.",
+        example="block_radix_rank",
+    )
+)
