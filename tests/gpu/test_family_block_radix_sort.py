@@ -20,7 +20,10 @@ Axes, rotated (see :func:`cases`): key dtype (8 integers, float32, float64) x bl
 (1024,), (33,), (16,8), (4,4,4): every (dtype, block) pair once = 70 kernels; items 1/4/8/16, values
 none/int32/float64, ascending/descending, output, bit range and argsort/top_k rotate over them so that every
 value of every axis appears (the compile tier checks it). A tile over 48 KiB (1024 x 16 of 8-byte keys with
-float64 values) is refused before compiling. compute-sanitizer runs ``tests/gpu/_sanitizer_block_radix_sort.py``.
+float64 values) is refused before compiling. ``radix_rank``: 7 more kernels (one per block shape; "basic" or
+"memoize" with ``digit_prefix``, and "match" on the 1-D blocks), ranks and digit prefixes against a NumPy
+lexsort of the digits. 77 kernels in all, plus the sanitizer script's two per tool:
+compute-sanitizer runs ``tests/gpu/_sanitizer_block_radix_sort.py``.
 """
 
 from __future__ import annotations
@@ -432,7 +435,9 @@ def make_rank_kernel(case: RankCase):
                                   descending=DESC, algorithm="match")
         for i in range(IPT):
             ranks_out[mine + i] = ranks[i]
-            mranks_out[mine + i] = mranks[i]
+        if MATCH:
+            for i in range(IPT):
+                mranks_out[mine + i] = mranks[i]
         for j in range(B):
             prefix_out[(bid * T + t) * B + j] = prefix[j]
         for j in range(MB):
