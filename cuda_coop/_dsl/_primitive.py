@@ -111,8 +111,7 @@ def _public_default(tp: TemplateParam, extents: set[str]) -> Any:
         return None  # recovered from the per-thread arrays' definitions
     if not tp.optional:
         return _NO_DEFAULT
-    default = tp.default
-    return getattr(default, "short_name", default)
+    return tp.public_default
 
 
 def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
@@ -185,6 +184,15 @@ def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signatu
     )
 
 
+_AUTO_DOC = (
+    "picks the algorithm measured fastest on the GPU (``benchmarks/auto_table.py``) for the item size, items per "
+    "thread, block size and architecture, among those that keep the items' arrangement and give the same result on "
+    "every run (never ``\"striped\"``, a non-deterministic reduction, or a commutative-only one for a user "
+    "operator; "
+    "floating-point sums may round differently from another algorithm's)"
+)
+
+
 def generated_doc(prim: Primitive) -> str:
     """The part of a stub's docstring that comes from its spec: CUB method, parameters, algorithms."""
     spec, method = prim.spec, prim.method
@@ -200,10 +208,11 @@ def generated_doc(prim: Primitive) -> str:
     for tp in _tparams(spec, method):
         docs.setdefault(tp.name, tp.doc)
     if spec.algorithm is not None:
-        default = next(tp.default for tp in spec.tparams if tp.enum is spec.algorithm)
-        names = ", ".join(
-            f'``"{m.short_name}"``' + (" (default)" if m is default else "") for m in spec.algorithm
-        )
+        tp = next(tp for tp in spec.tparams if tp.enum is spec.algorithm)
+        cub = " (CUB's default)" if tp.auto is not None else " (default)"
+        names = ", ".join(f'``"{m.short_name}"``' + (cub if m is tp.default else "") for m in spec.algorithm)
+        if tp.auto is not None:
+            names = f'``"auto"`` (default), {names}. ``"auto"`` {_AUTO_DOC}'
         lines += [f"Algorithms (``algorithm=``, ``{spec.algorithm.__name__}``): {names}.", ""]
     if spec.example:
         lines += [f"Example: ``{spec.example}`` in the examples.", ""]

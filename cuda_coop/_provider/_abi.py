@@ -168,7 +168,7 @@ def _extern(b: Binding, p: Param) -> ExternFunction:
     )
 
 
-def plan(requests: Sequence[Request], block_dim: tuple[int, ...]) -> Plan:
+def plan(requests: Sequence[Request], block_dim: tuple[int, ...], *, arch: str | None = None) -> Plan:
     """Validate a kernel's requests and derive its wrappers' C ABI.
 
     Parameters
@@ -177,6 +177,8 @@ def plan(requests: Sequence[Request], block_dim: tuple[int, ...]) -> Plan:
         One :class:`~cuda_coop._specs.Request` per call site, in the order the DSL will refer to them.
     block_dim:
         The launch's block shape, 1 to 3 integers.
+    arch:
+        The target (``"sm_90"``) for which ``algorithm="auto"`` is resolved (see ``_specs._auto``).
 
     Raises
     ------
@@ -186,7 +188,7 @@ def plan(requests: Sequence[Request], block_dim: tuple[int, ...]) -> Plan:
     """
     if not requests:
         raise ValueError("a provider needs at least one request")
-    bindings = [bind(r, block_dim) for r in requests]
+    bindings = [bind(r, block_dim, arch=arch) for r in requests]
     dims = bindings[0].block_dim
     digest = hashlib.sha256(repr(dims).encode())
     for b in bindings:

@@ -82,8 +82,8 @@ class Provider:
         compiler: Compiler | None = None,
         cache: ProviderCache | None = None,
     ) -> None:
-        self.plan: Plan = plan(requests, block_dim)
         self.arch = normalize_arch(arch)
+        self.plan: Plan = plan(requests, block_dim, arch=self.arch)  # the arch picks algorithm="auto"
         self.backend = backend
         dump_name(backend, "0" * 16)  # validates the name now
         self.extra_options = tuple(extra_options)

@@ -40,8 +40,10 @@ from ._operators import KnownOp, UserCallback, UserOp
 from ._types import BUILTIN_TYPES, ValueType
 
 __all__ = [
+    "AUTO",
     "DEFAULT",
     "ArgKind",
+    "Auto",
     "Binding",
     "Constraint",
     "CubEnum",
@@ -68,6 +70,10 @@ class _Default:
 
 DEFAULT: Any = _Default()
 """Request value of an omitted defaulted scalar (``end_bit=DEFAULT``): rendered as a C++ constant."""
+
+AUTO = "auto"
+"""The value of an ENUM parameter with ``TemplateParam.auto`` that asks cuda-coop to choose (``algorithm="auto"``,
+the public default): ``bind`` resolves it to a member (see ``_auto``), never renders it."""
 
 
 def suggest(name: str, allowed: list[str]) -> str:
@@ -165,6 +171,26 @@ Inferred = Literal["block_dim_x", "block_dim_y", "block_dim_z"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Auto:
+    """What ``"auto"`` may choose for an ENUM parameter (``_auto.resolve`` reads the measured table).
+
+    Auto never changes what the caller sees: the members it must not pick are listed here, and a member the
+    spec's constraints refuse for the call is never picked.
+    """
+
+    table: str
+    """The primitive's key in ``auto_table.json`` (usually the spec's name)."""
+    never: tuple[CubEnum, ...] = ()
+    """Members auto never picks: they change the result's arrangement (striped) or are not deterministic."""
+    commutative: tuple[CubEnum, ...] = ()
+    """Members auto picks only when every operator of the call is known to be commutative for the item type
+    (a method without an operator, a sum, counts as commutative; a user function never does)."""
+    staged: tuple[CubEnum, ...] = ()
+    """Members that stage the whole tile in shared memory: auto picks them only when the tile (with CUB's
+    padding) fits the 48 KiB of static shared memory a block may have."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TemplateParam:
     """A template parameter of a CUB class, or of a method overload (e.g. an array extent)."""
 
@@ -187,6 +213,9 @@ class TemplateParam:
     public: bool = True
     """Whether a kernel's call may give it; an optional parameter that is not public is always its default
     (``SMemConfig``: no effect on the architectures cuda-coop targets)."""
+    auto: Auto | None = None
+    """For an optional ENUM parameter: the value ``"auto"`` is accepted and is the public default; ``bind``
+    resolves it from the measured table (``default`` stays CUB's default, the fallback)."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
@@ -199,6 +228,15 @@ class TemplateParam:
             raise ValueError(f"optional template parameter {self.name!r} needs a default")
         if not self.public and not self.optional:
             raise ValueError(f"template parameter {self.name!r} is not public, so it needs a default")
+        if self.auto is not None and (self.kind is not TParamKind.ENUM or not self.optional or not self.public):
+            raise ValueError(f"template parameter {self.name!r}: auto= is for optional public ENUM parameters only")
+
+    @property
+    def public_default(self) -> Any:
+        """The default a call sees: ``"auto"`` where auto applies, else the default (an enum by its short name)."""
+        if self.auto is not None:
+            return AUTO
+        return getattr(self.default, "short_name", self.default)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -455,7 +493,11 @@ class Binding:
     values: Mapping[str, Any]
     """Every template parameter (class and overload level, defaults and inferred filled in) and every
     operator/callback parameter, by Python name: ValueType, int, bool, CubEnum, KnownOp, UserOp or
-    UserCallback."""
+    UserCallback. An ``"auto"`` parameter holds the member auto chose."""
+    arch: str | None = None
+    """The target (``"sm_90"``) auto choices were made for; None when bound without one."""
+    auto: Mapping[str, str] = field(default_factory=dict)
+    """Parameters given (or defaulted) as ``"auto"``, each with how the member was chosen (``_auto``)."""
 
     @property
     def block_threads(self) -> int:
@@ -509,6 +551,8 @@ class Binding:
         """Values for constraint messages, in public spelling: every bound value (enums by their short
         name, quoted: ``'raking'``) plus block_dim and block_threads."""
         public = {k: repr(v.short_name) if isinstance(v, CubEnum) else v for k, v in self.values.items()}
+        for name in self.auto:  # a constraint on a chosen member says who chose it
+            public[name] = f"'auto' (which chose {public[name]})"
         return {
             **public,
             "block_dim": self.block_dim,

@@ -7,11 +7,12 @@ Every error names the primitive, the parameter, the value received, what is allo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import SpecError
-from ._model import DEFAULT, ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
+from ._auto import resolve
+from ._model import AUTO, DEFAULT, ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
 from ._operators import KnownOp, UserCallback, coerce_operator
 from ._registry import get_primitive
 from ._types import value_type
@@ -66,7 +67,8 @@ def _coerce_tparam(where: str, tp: TemplateParam, value: object) -> Any:
         try:
             return tp.enum.coerce(value)
         except SpecError as exc:
-            raise SpecError(f"{where}: {tp.name}={value!r}: {exc}") from None
+            also = f" (or {AUTO!r}, cuda-coop's measured choice)" if tp.auto is not None else ""
+            raise SpecError(f"{where}: {tp.name}={value!r}: {exc}{also}") from None
     if tp.kind is TParamKind.BOOL:
         if not isinstance(value, bool):
             raise SpecError(f"{where}: {tp.name} must be True or False, got {value!r}")
@@ -136,8 +138,28 @@ def _omitted_scalars(where: str, overload: Overload, given: dict[str, Any]) -> d
     return omitted
 
 
-def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
+def _is_auto(tp: TemplateParam, given: dict[str, Any]) -> bool:
+    """Whether ``tp`` is to be chosen by ``_auto``: given as ``"auto"`` or omitted, where auto applies."""
+    if tp.auto is None:
+        return False
+    value = given.get(tp.name, AUTO)
+    return isinstance(value, str) and value.strip().lower() == AUTO
+
+
+def _resolve_autos(binding: Binding, autos: list[TemplateParam]) -> Binding:
+    """``binding`` with each of ``autos`` (bound to a stand-in) resolved by ``_auto``, in order."""
+    values: dict[str, Any] = dict(binding.values)
+    chosen: dict[str, str] = {}
+    for tp in autos:
+        values[tp.name], chosen[tp.name] = resolve(replace(binding, values=values, auto=chosen), tp)
+    return replace(binding, values=values, auto=chosen)
+
+
+def bind(request: Request, block_dim: tuple[int, ...], *, arch: str | None = None) -> Binding:
     """Validate ``request`` against its spec for a launch with ``block_dim`` threads per block.
+
+    ``arch`` (``"sm_90"``) is the target that ``algorithm="auto"`` choices are made for (see ``_auto``);
+    without it they are made for the highest architecture the table measured.
 
     Raises
     ------
@@ -161,8 +183,11 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
     _check_names(where, overload, given, tparams, operators)
 
     values: dict[str, Any] = {}
+    autos = [tp for tp in tparams.values() if _is_auto(tp, given)]
     for tp in tparams.values():
-        if tp.inferred:
+        if tp in autos:
+            values[tp.name] = tp.default  # a stand-in while the other parameters are bound
+        elif tp.inferred:
             values[tp.name] = dims[("block_dim_x", "block_dim_y", "block_dim_z").index(tp.inferred)]
         elif tp.name in given:
             values[tp.name] = _coerce_tparam(where, tp, given[tp.name])
@@ -176,7 +201,9 @@ def bind(request: Request, block_dim: tuple[int, ...]) -> Binding:
         if name not in given:
             raise SpecError(f"{where} ({overload.name}): missing {param.kind.value} {name}")
         values[name] = _coerce_operator(where, partial, param, given[name])
-    binding = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
+    binding = _resolve_autos(
+        Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values, arch=arch), autos
+    )
     for constraint in spec.constraints:
         if not constraint.check(binding):
             raise SpecError(f"{where}: " + constraint.message.format(**binding.describe()))

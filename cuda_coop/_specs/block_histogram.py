@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array
 from ._model import (
     ArgKind,
+    Auto,
     Binding,
     Constraint,
     CubEnum,
@@ -45,7 +46,10 @@ ALGORITHM = TemplateParam(
     enum=BlockHistogramAlgorithm,
     optional=True,
     default=BlockHistogramAlgorithm.BLOCK_HISTO_SORT,
-    doc="Histogram algorithm.",
+    auto=Auto(table="block_histogram"),
+    doc="Histogram algorithm; ``\"auto\"`` (the default) picks ``\"atomic\"`` only for counter types "
+    "``atomicAdd_block`` takes; its speed depends on how the samples spread over the bins, which the table "
+    "measures for uniformly spread samples.",
 )
 SAMPLE_TYPE = TemplateParam(
     name="dtype",

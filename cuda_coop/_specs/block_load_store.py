@@ -10,7 +10,7 @@ from ._common import (
     load_overloads,
     store_overloads,
 )
-from ._model import CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import Auto, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
 __all__ = ["BLOCK_LOAD", "BLOCK_STORE", "BlockLoadAlgorithm", "BlockStoreAlgorithm"]
@@ -80,7 +80,7 @@ class BlockStoreAlgorithm(CubEnum):
     )
 
 
-def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]:
+def _tparams(enum: type[CubEnum], default: CubEnum, auto: Auto) -> tuple[TemplateParam, ...]:
     """BlockLoad's and BlockStore's template parameters, in CUB's order."""
     algorithm = TemplateParam(
         name="algorithm",
@@ -89,7 +89,9 @@ def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]
         enum=enum,
         optional=True,
         default=default,
-        doc="Data movement algorithm.",
+        auto=auto,
+        doc="Data movement algorithm; ``\"auto\"`` (the default) never picks ``\"striped\"``, which changes "
+        "the arrangement of the items.",
     )
     return (DTYPE, BLOCK_DIMS[0], ITEMS_PER_THREAD, algorithm, BLOCK_DIMS[1], BLOCK_DIMS[2])
 
@@ -105,7 +107,15 @@ BLOCK_LOAD = register_primitive(
         cub_class="cub::BlockLoad",
         header="cub/block/block_load.cuh",
         scope=Scope.BLOCK,
-        tparams=_tparams(BlockLoadAlgorithm, BlockLoadAlgorithm.BLOCK_LOAD_DIRECT),
+        tparams=_tparams(
+            BlockLoadAlgorithm,
+            BlockLoadAlgorithm.BLOCK_LOAD_DIRECT,
+            Auto(
+                table="block_load",
+                never=(BlockLoadAlgorithm.BLOCK_LOAD_STRIPED,),
+                staged=(BlockLoadAlgorithm.BLOCK_LOAD_TRANSPOSE, BlockLoadAlgorithm.BLOCK_LOAD_WARP_TRANSPOSE),
+            ),
+        ),
         algorithm=BlockLoadAlgorithm,
         methods=(
             Method(
@@ -131,7 +141,15 @@ BLOCK_STORE = register_primitive(
         cub_class="cub::BlockStore",
         header="cub/block/block_store.cuh",
         scope=Scope.BLOCK,
-        tparams=_tparams(BlockStoreAlgorithm, BlockStoreAlgorithm.BLOCK_STORE_DIRECT),
+        tparams=_tparams(
+            BlockStoreAlgorithm,
+            BlockStoreAlgorithm.BLOCK_STORE_DIRECT,
+            Auto(
+                table="block_store",
+                never=(BlockStoreAlgorithm.BLOCK_STORE_STRIPED,),
+                staged=(BlockStoreAlgorithm.BLOCK_STORE_TRANSPOSE, BlockStoreAlgorithm.BLOCK_STORE_WARP_TRANSPOSE),
+            ),
+        ),
         algorithm=BlockStoreAlgorithm,
         methods=(
             Method(

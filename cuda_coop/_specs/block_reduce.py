@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._common import BLOCK_DIMS, DTYPE, op, reduce_overloads
-from ._model import Binding, Constraint, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import Auto, Binding, Constraint, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._operators import KnownOp
 from ._registry import register_primitive
 
@@ -71,7 +71,14 @@ ALGORITHM = TemplateParam(
     enum=BlockReduceAlgorithm,
     optional=True,
     default=BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS,
-    doc="Reduction algorithm.",
+    auto=Auto(
+        table="block_reduce",
+        never=(BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC,),
+        commutative=(BlockReduceAlgorithm.BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY,),
+    ),
+    doc="Reduction algorithm; ``\"auto\"`` (the default) never picks ``\"warp_reductions_nondeterministic\"``, "
+    "and picks ``\"raking_commutative_only\"`` only for a sum or a known commutative operator, never for a "
+    "user function.",
 )
 
 _VALID_DOC = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._common import BLOCK_DIMS, DTYPE, aggregate, block_threads_multiple_of_warp, scan_overloads
-from ._model import ArgKind, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import ArgKind, Auto, CubEnum, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
 __all__ = ["BLOCK_SCAN", "BlockScanAlgorithm"]
@@ -37,6 +37,7 @@ ALGORITHM = TemplateParam(
     enum=BlockScanAlgorithm,
     optional=True,
     default=BlockScanAlgorithm.BLOCK_SCAN_RAKING,
+    auto=Auto(table="block_scan"),
     doc="Scan algorithm.",
 )
 

@@ -18,7 +18,7 @@ from ._common import (
     load_overloads,
     store_overloads,
 )
-from ._model import CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import Auto, CubEnum, Method, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 
 __all__ = ["WARP_LOAD", "WARP_STORE", "WarpLoadAlgorithm", "WarpStoreAlgorithm"]
@@ -80,7 +80,7 @@ class WarpStoreAlgorithm(CubEnum):
     )
 
 
-def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]:
+def _tparams(enum: type[CubEnum], default: CubEnum, auto: Auto) -> tuple[TemplateParam, ...]:
     """WarpLoad's and WarpStore's template parameters, in CUB's order."""
     algorithm = TemplateParam(
         name="algorithm",
@@ -89,7 +89,9 @@ def _tparams(enum: type[CubEnum], default: CubEnum) -> tuple[TemplateParam, ...]
         enum=enum,
         optional=True,
         default=default,
-        doc="Data movement algorithm.",
+        auto=auto,
+        doc="Data movement algorithm; ``\"auto\"`` (the default) never picks ``\"striped\"``, which changes "
+        "the arrangement of the items.",
     )
     return (DTYPE, ITEMS_PER_THREAD, algorithm, THREADS)
 
@@ -108,7 +110,15 @@ WARP_LOAD = register_primitive(
         cub_class="cub::WarpLoad",
         header="cub/warp/warp_load.cuh",
         scope=Scope.WARP,
-        tparams=_tparams(WarpLoadAlgorithm, WarpLoadAlgorithm.WARP_LOAD_DIRECT),
+        tparams=_tparams(
+            WarpLoadAlgorithm,
+            WarpLoadAlgorithm.WARP_LOAD_DIRECT,
+            Auto(
+                table="warp_load",
+                never=(WarpLoadAlgorithm.WARP_LOAD_STRIPED,),
+                staged=(WarpLoadAlgorithm.WARP_LOAD_TRANSPOSE,),
+            ),
+        ),
         algorithm=WarpLoadAlgorithm,
         methods=(
             Method(
@@ -129,7 +139,15 @@ WARP_STORE = register_primitive(
         cub_class="cub::WarpStore",
         header="cub/warp/warp_store.cuh",
         scope=Scope.WARP,
-        tparams=_tparams(WarpStoreAlgorithm, WarpStoreAlgorithm.WARP_STORE_DIRECT),
+        tparams=_tparams(
+            WarpStoreAlgorithm,
+            WarpStoreAlgorithm.WARP_STORE_DIRECT,
+            Auto(
+                table="warp_store",
+                never=(WarpStoreAlgorithm.WARP_STORE_STRIPED,),
+                staged=(WarpStoreAlgorithm.WARP_STORE_TRANSPOSE,),
+            ),
+        ),
         algorithm=WarpStoreAlgorithm,
         methods=(
             Method(

@@ -11,7 +11,7 @@ __all__ = ["histogram", "histogram_composite"]
 
 @primitive("block_histogram", "histogram", module="block")
 def histogram(
-    samples: Any, counters: Any, *, bins: int, algorithm: str = "sort", items_per_thread: int | None = None
+    samples: Any, counters: Any, *, bins: int, algorithm: str = "auto", items_per_thread: int | None = None
 ) -> None:
     """Count the block's samples into ``counters[0:bins]``, which it first sets to zero.
 
@@ -25,7 +25,7 @@ def histogram(
 
 @primitive("block_histogram", "histogram_composite", module="block")
 def histogram_composite(
-    samples: Any, counters: Any, *, bins: int, algorithm: str = "sort", items_per_thread: int | None = None
+    samples: Any, counters: Any, *, bins: int, algorithm: str = "auto", items_per_thread: int | None = None
 ) -> None:
     """Add the block's samples to the counts already in ``counters[0:bins]``.
 

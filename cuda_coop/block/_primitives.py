@@ -17,7 +17,7 @@ from .._dsl._primitive import primitive
 @primitive("block_load", "load", module="block")
 def load(
     src: Any, items: Any, *, offset: Any = 0, valid_items: Any = None, oob_default: Any = None,
-    algorithm: str = "direct", items_per_thread: int | None = None,
+    algorithm: str = "auto", items_per_thread: int | None = None,
 ) -> None:
     """Load a tile of ``block_threads * N`` items from ``src[offset:]`` into each thread's ``items``.
 
@@ -31,7 +31,7 @@ def load(
 @primitive("block_store", "store", module="block")
 def store(
     dst: Any, items: Any, *, offset: Any = 0, valid_items: Any = None,
-    algorithm: str = "direct", items_per_thread: int | None = None,
+    algorithm: str = "auto", items_per_thread: int | None = None,
 ) -> None:
     """Store each thread's ``items`` to the tile at ``dst[offset:]``; ``items`` is not modified.
 
@@ -40,7 +40,7 @@ def store(
 
 
 @primitive("block_reduce", "reduce", module="block")
-def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
+def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "auto",
            items_per_thread: int | None = None, broadcast: bool = False) -> Any:
     """Reduce one value (or an array of N values) per thread with ``op``; the result is valid in thread 0,
     or in every thread with ``broadcast=True`` (one shared-memory slot and one more ``__syncthreads()``).
@@ -52,7 +52,7 @@ def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "warp_r
 
 
 @primitive("block_reduce", "sum", module="block")
-def sum(x: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
+def sum(x: Any, *, valid_items: Any = None, algorithm: str = "auto",
         items_per_thread: int | None = None, broadcast: bool = False) -> Any:
     """Block-wide sum of one value (or N values) per thread; valid in thread 0 (every thread with
     ``broadcast=True``). See :func:`reduce`."""
@@ -60,7 +60,7 @@ def sum(x: Any, *, valid_items: Any = None, algorithm: str = "warp_reductions",
 
 @primitive("block_scan", "exclusive_sum", module="block")
 def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
-                  prefix_state: Any = None, algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
+                  prefix_state: Any = None, algorithm: str = "auto", items_per_thread: int | None = None) -> Any:
     """Exclusive prefix sum across the block.
 
     Scalar form: returns this thread's prefix. Array form: ``x`` is a ``cuda.local.array`` in
@@ -70,13 +70,13 @@ def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, pr
 
 @primitive("block_scan", "inclusive_sum", module="block")
 def inclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
-                  prefix_state: Any = None, algorithm: str = "raking", items_per_thread: int | None = None) -> Any:
+                  prefix_state: Any = None, algorithm: str = "auto", items_per_thread: int | None = None) -> Any:
     """Inclusive prefix sum across the block. Forms as for :func:`exclusive_sum`."""
 
 
 @primitive("block_scan", "exclusive_scan", module="block")
 def exclusive_scan(x: Any, op: Any, initial_value: Any = None, output: Any = None, *, block_aggregate: Any = None,
-                   prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "raking",
+                   prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "auto",
                    items_per_thread: int | None = None) -> Any:
     """Exclusive scan with ``op``, seeded with ``initial_value`` or by ``prefix_op`` (one is required).
 
@@ -86,7 +86,7 @@ def exclusive_scan(x: Any, op: Any, initial_value: Any = None, output: Any = Non
 
 @primitive("block_scan", "inclusive_scan", module="block")
 def inclusive_scan(x: Any, op: Any, output: Any = None, *, initial_value: Any = None, block_aggregate: Any = None,
-                   prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "raking",
+                   prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "auto",
                    items_per_thread: int | None = None) -> Any:
     """Inclusive scan with ``op``. ``initial_value`` (array form only) is combined into the first item.
 

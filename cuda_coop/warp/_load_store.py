@@ -16,7 +16,7 @@ from .._dsl._primitive import primitive
 @primitive("warp_load", "load", module="warp")
 def load(
     src: Any, items: Any, *, offset: Any = 0, valid_items: Any = None, oob_default: Any = None,
-    algorithm: str = "direct", threads: int = 32, items_per_thread: int | None = None,
+    algorithm: str = "auto", threads: int = 32, items_per_thread: int | None = None,
 ) -> None:
     """Load the calling logical warp's tile of ``threads * N`` items from ``src[offset:]`` into each
     lane's ``items``.
@@ -35,7 +35,7 @@ def load(
 @primitive("warp_store", "store", module="warp")
 def store(
     dst: Any, items: Any, *, offset: Any = 0, valid_items: Any = None,
-    algorithm: str = "direct", threads: int = 32, items_per_thread: int | None = None,
+    algorithm: str = "auto", threads: int = 32, items_per_thread: int | None = None,
 ) -> None:
     """Store each lane's ``items`` to the calling logical warp's tile at ``dst[offset:]``; ``items`` is
     not modified.

@@ -132,9 +132,9 @@ def test_atomic_counter_types(counter_type: str) -> None:
                                                      ("uint8", (33,), 6135)])
 def test_sort_bins_must_fit_in_shared_memory(dtype: str, block: tuple[int, ...], most: int) -> None:
     """Two samples per thread (rounded up to 4 bytes) and 8 bytes per bin; the NVRTC tier compiles ``most``."""
-    bind(_request(bins=most, dtype=dtype), block)
+    bind(_request(bins=most, dtype=dtype, algorithm="sort"), block)
     with pytest.raises(SpecError) as info:
-        bind(_request(bins=most + 1, dtype=dtype), block)
+        bind(_request(bins=most + 1, dtype=dtype, algorithm="sort"), block)
     message = str(info.value)
     assert "algorithm='sort' keeps 8 bytes of shared memory per bin" in message
     assert f"bins={most + 1} with " in message and "algorithm='atomic'" in message
@@ -172,7 +172,7 @@ def test_public_signatures(name: str) -> None:
         ("samples", "POSITIONAL_OR_KEYWORD", empty),
         ("counters", "POSITIONAL_OR_KEYWORD", empty),
         ("bins", "KEYWORD_ONLY", empty),
-        ("algorithm", "KEYWORD_ONLY", "sort"),
+        ("algorithm", "KEYWORD_ONLY", "auto"),
         ("items_per_thread", "KEYWORD_ONLY", None),
     ]
     doc = func.__doc__ or ""

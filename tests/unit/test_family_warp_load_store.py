@@ -177,7 +177,7 @@ def test_public_signatures() -> None:
         ("offset", "KEYWORD_ONLY", 0),
         ("valid_items", "KEYWORD_ONLY", None),
         ("oob_default", "KEYWORD_ONLY", None),
-        ("algorithm", "KEYWORD_ONLY", "direct"),
+        ("algorithm", "KEYWORD_ONLY", "auto"),
         ("threads", "KEYWORD_ONLY", 32),
         ("items_per_thread", "KEYWORD_ONLY", None),
     ]
@@ -186,7 +186,7 @@ def test_public_signatures() -> None:
         ("items", "POSITIONAL_OR_KEYWORD", empty),
         ("offset", "KEYWORD_ONLY", 0),
         ("valid_items", "KEYWORD_ONLY", None),
-        ("algorithm", "KEYWORD_ONLY", "direct"),
+        ("algorithm", "KEYWORD_ONLY", "auto"),
         ("threads", "KEYWORD_ONLY", 32),
         ("items_per_thread", "KEYWORD_ONLY", None),
     ]

@@ -1,0 +1,190 @@
+"""``algorithm="auto"``: the measured choice of an algorithm for one call site.
+
+An ENUM template parameter with ``TemplateParam.auto`` accepts ``"auto"`` (its public default); ``bind``
+calls :func:`resolve`, and the Binding holds the CUB enumerator chosen (so do the rendered C++ and the
+cache key). The choice is keyed by (primitive, item size in bytes, items per thread, threads per block,
+architecture) in ``auto_table.json``, which ``benchmarks/auto_table.py`` measures on a GPU and writes
+with its raw timings.
+
+Rules, in order:
+
+1. **Architecture**: the table's measurements for the target (``sm_90``); else those of the highest
+   measured architecture below it; else the lowest measured one. Without a target (a binding made only
+   to validate a call) the highest measured architecture.
+2. **Configuration**: the entry of the same primitive and item size with the same threads and items per
+   thread; else the nearest entry of the same primitive and item size, by ``|log2 threads - log2 t| +
+   |log2 items - log2 i|`` (ties: more threads, then more items). Items per thread is 1 for a call
+   without an array. No entry of that item size: no ranking.
+3. **Candidates**: the entry's ranking (fastest first), then CUB's default, then the other members in
+   CUB's order. The first candidate that auto may pick wins: not in ``Auto.never`` (a striped
+   arrangement, a non-deterministic reduction), not a commutative-only member unless every operator is
+   known to be commutative for the item type (sums, products, bitwise operators; min/max of integers;
+   never a user function), not a tile-staging member whose tile exceeds 48 KiB, and accepted by every
+   constraint of the spec. If none is, CUB's default is bound and its constraint's message says auto chose it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+from ._model import ArgKind, Binding, CubEnum, TemplateParam
+from ._operators import KnownOp, UserOp
+
+__all__ = ["TABLE_PATH", "AutoTable", "Entry", "load_table", "resolve"]
+
+TABLE_PATH = Path(__file__).with_name("auto_table.json")
+SCHEMA = 1
+_MAX_STATIC_SHARED = 48 * 1024
+_ALWAYS_COMMUTATIVE = frozenset({KnownOp.PLUS, KnownOp.MULTIPLIES, KnownOp.BIT_AND, KnownOp.BIT_OR, KnownOp.BIT_XOR})
+_ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM})
+"""min/max are commutative for integers; for floats a NaN operand makes the order matter."""
+_ARCH = re.compile(r"sm_(\d+)[a-z]?\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One measured configuration: the algorithms fastest first (their ``short_name``)."""
+
+    item_bytes: int
+    threads: int
+    items: int
+    ranking: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AutoTable:
+    """The parsed ``auto_table.json``: ``entries[arch][primitive]``."""
+
+    provisional: bool
+    entries: Mapping[str, Mapping[str, tuple[Entry, ...]]]
+
+    def arch_for(self, arch: str | None) -> str | None:
+        """The measured architecture whose entries serve ``arch`` (rule 1); None for an empty table."""
+        measured = sorted(self.entries, key=_cc)
+        if not measured:
+            return None
+        if arch is None or _ARCH.match(arch) is None:
+            return measured[-1]
+        below = [a for a in measured if _cc(a) <= _cc(arch)]
+        return below[-1] if below else measured[0]
+
+    def lookup(
+        self, table: str, arch: str | None, item_bytes: int, threads: int, items: int
+    ) -> tuple[Entry, str] | None:
+        """The entry serving a configuration (rules 1-2) and the architecture it was measured on."""
+        served = self.arch_for(arch)
+        if served is None:
+            return None
+        same = [e for e in self.entries[served].get(table, ()) if e.item_bytes == item_bytes]
+        if not same:
+            return None
+
+        def distance(e: Entry) -> tuple[float, int, int]:
+            d = abs(math.log2(e.threads) - math.log2(threads)) + abs(math.log2(e.items) - math.log2(items))
+            return (d, -e.threads, -e.items)
+
+        return min(same, key=distance), served
+
+
+def _cc(arch: str) -> int:
+    match = _ARCH.match(arch)
+    return int(match[1]) if match else 0
+
+
+def parse_table(data: Mapping[str, Any], where: str = "auto table") -> AutoTable:
+    """Check and index a table's JSON (see ``benchmarks/auto_table.py`` for the format)."""
+    if data.get("schema") != SCHEMA:
+        raise SpecError(f"{where}: schema {data.get('schema')!r} is not {SCHEMA}; rerun benchmarks/auto_table.py")
+    entries: dict[str, dict[str, tuple[Entry, ...]]] = {}
+    for arch, prims in data["archs"].items():
+        if _ARCH.match(arch) is None:
+            raise SpecError(f"{where}: architecture {arch!r} is not of the form 'sm_90'")
+        entries[arch] = {
+            prim: tuple(
+                Entry(int(r["item_bytes"]), int(r["threads"]), int(r["items"]), tuple(r["ranking"])) for r in rows
+            )
+            for prim, rows in prims.items()
+        }
+    return AutoTable(provisional=bool(data.get("provisional")), entries=entries)
+
+
+@functools.cache
+def load_table(path: Path = TABLE_PATH) -> AutoTable:
+    """The committed table (read once per process)."""
+    return parse_table(json.loads(path.read_text()), str(path))
+
+
+def _commutative(b: Binding) -> bool:
+    item = b.values.get("dtype")
+    for p in b.overload.all_params:
+        if p.kind is not ArgKind.OPERATOR:
+            continue
+        op = b.values[p.name]
+        if isinstance(op, UserOp) or not (
+            op in _ALWAYS_COMMUTATIVE
+            or (op in _ORDER_COMMUTATIVE and getattr(item, "kind", None) in ("int", "uint", "bool"))
+        ):
+            return False
+    return True
+
+
+def _fits(b: Binding) -> bool:
+    item = b.values.get("dtype")
+    tile = b.block_threads * int(b.values.get("items_per_thread", 1))
+    return (tile + tile // 32) * int(getattr(item, "size", 0)) <= _MAX_STATIC_SHARED
+
+
+def allowed(b: Binding, tp: TemplateParam, member: CubEnum) -> bool:
+    """Whether auto may bind ``member`` to ``tp`` in ``b`` (rule 3), the spec's constraints included."""
+    policy = tp.auto
+    assert policy is not None
+    if member in policy.never:
+        return False
+    if member in policy.commutative and not _commutative(b):
+        return False
+    if member in policy.staged and not _fits(b):
+        return False
+    trial = replace(b, values={**b.values, tp.name: member})
+    return all(c.check(trial) for c in b.spec.constraints)
+
+
+def resolve(b: Binding, tp: TemplateParam, table: AutoTable | None = None) -> tuple[CubEnum, str]:
+    """The member ``"auto"`` binds to ``tp`` for ``b`` (whose ``values`` hold every other parameter), and
+    how it was chosen, in words."""
+    policy, enum = tp.auto, tp.enum
+    assert policy is not None and enum is not None and isinstance(tp.default, enum)
+    table = load_table() if table is None else table
+    item = b.values.get("dtype")
+    items = int(b.values.get("items_per_thread", 1))
+    found = None
+    if item is not None:
+        found = table.lookup(policy.table, b.arch, int(item.size), b.block_threads, items)
+    ranking: list[CubEnum] = []
+    source = "no measurement for this item size"
+    if found is not None:
+        entry, arch = found
+        ranking = [enum.coerce(name) for name in entry.ranking]
+        exact = (entry.threads, entry.items) == (b.block_threads, items)
+        source = (
+            f"{'provisional ' if table.provisional else ''}table, {arch}, {entry.item_bytes}-byte items, "
+            f"{entry.threads} threads x {entry.items} items" + ("" if exact else " (nearest measured)")
+        )
+    for member in dict.fromkeys([*ranking, tp.default, *enum]):
+        if not allowed(b, tp, member):
+            continue
+        if member in ranking:
+            return member, source if member is ranking[0] else f"{source}; the faster ones are not allowed here"
+        if member is tp.default:
+            if not ranking:
+                return member, f"CUB's default ({source})"
+            return member, "CUB's default; the measured ones are not allowed here"
+        return member, "the first allowed algorithm in CUB's order; CUB's default is not allowed here"
+    return tp.default, "CUB's default; no algorithm is allowed here"
