@@ -465,8 +465,8 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     result: tuple[Any, int] | None = None
     for cparam in sig.params:
         index = typed.sources.get(cparam.name)
-        if index is None and cparam.role == "out" and _by_slot(cparam) and result is None:
-            result = (_numba(cparam.value_type.name), cparam.value_type.align)  # the call's result
+        if cparam.role == "out" and _by_slot(cparam) and result is None:  # a scalar out: the call's result
+            result = (_numba(cparam.value_type.name), cparam.value_type.align)  # (never an in-place input)
             continue
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")

@@ -16,6 +16,7 @@ import hashlib
 from typing import Any
 
 from .._specs import value_type
+from ..errors import UsageError
 from . import _seams
 from ._operators import _arity, _identity, user_function
 from ._sites import CallSite
@@ -84,4 +85,8 @@ def user_function_c_abi(
     c_args = [_seams.types.CPointer(a) if p else a for a, p in zip(args, operands, strict=True)]
     c_returns = _seams.types.none if out else returns
     c_lead = [*leading, *([_seams.types.CPointer(returns)] if out else [])]
-    return user_function(cs, param, shim, c_returns(*c_lead, *c_args))
+    c_sig = c_returns(*c_lead, *c_args)
+    try:
+        return user_function(cs, param, shim, c_sig)
+    except UsageError as exc:  # speak of the user's function, not of the shim
+        raise UsageError(str(exc).replace(str(c_sig), str(returns(*leading, *args)))) from exc.__cause__

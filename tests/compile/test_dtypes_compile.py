@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 import shutil
 import subprocess
@@ -39,7 +40,7 @@ def _opcodes(sass: str) -> Counter[str]:
 
 
 def test_gpu_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == len(gpu.CASES) + len(gpu.OP_CASES) + len(gpu.BROADCAST_CASES) == 24
+    assert gpu.KERNEL_COUNT == sum(map(len, (gpu.CASES, gpu.OP_CASES, gpu.BROADCAST_CASES, gpu.SCALAR_CASES))) == 28
     assert {c.dtype for c in gpu.CASES} == set(gpu.DTYPES)
     assert {c.block for c in gpu.CASES} == set(gpu.BLOCKS)
     assert {c.items for c in gpu.CASES} == set(gpu.ITEMS)
@@ -64,6 +65,12 @@ def test_gpu_broadcast_kernel_compiles(case: gpu.Case) -> None:
     assert compiled.resource_usage().get("local", 0) == 0
 
 
+@pytest.mark.parametrize("case", gpu.SCALAR_CASES, ids=lambda c: c.id)
+def test_gpu_scalar_kernel_compiles(case: gpu.Case) -> None:
+    compiled = compile_kernel(gpu.make_scalar_kernel(case), gpu.signature(case), block=case.block)
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
 def _bf16_kernel():
     from numba_cuda_mlir.numba_cuda.types.ext_types import bfloat16
 
@@ -82,6 +89,66 @@ def test_bfloat16_arrays_load_and_store() -> None:
     ops = _opcodes(compiled.sass())
     assert ops["HADD2"] > 0, "the bfloat16 scan should add with HADD2.BF16"
     assert ops["F2F"] == 0
+
+
+def _less(a, b):
+    return a < b
+
+
+def _less_real(a, b):
+    return a.real < b.real
+
+
+def _movement_kernel(item, less):
+    """Warp load/store, warp scans (a constant seed), a block shuffle and a scalar scan (pointer-ABI results),
+    discontinuity ("!="), adjacent difference (operator.sub through the shim), warp exchange, merge sort."""
+
+    @cuda.jit
+    def kernel(x, y, flags):
+        tid = cuda.threadIdx.x
+        items = cuda.local.array(4, item)
+        out = cuda.local.array(4, item)
+        f = cuda.local.array(4, np.int32)
+        coop.warp.load(x, items, algorithm="direct")
+        a = coop.warp.exclusive_scan(items[0], "+", 0)
+        b = coop.warp.inclusive_sum(items[1])
+        c = coop.block.shuffle_offset(items[2], 1)
+        d = coop.block.exclusive_scan(items[3], "*", 1)
+        coop.block.flag_heads(items, f, "!=")
+        coop.block.subtract_left(items, operator.sub, out)
+        coop.warp.blocked_to_striped(items)
+        coop.block.merge_sort(items, less)
+        coop.warp.store(y, items, algorithm="direct")
+        y[tid] = a + b + c + d
+        flags[tid] = f[0]
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", gpu.DTYPES)
+def test_other_accepting_primitives_compile(dtype: str) -> None:
+    from numba_cuda_mlir.numba_cuda.types.ext_types import bfloat16
+
+    item = bfloat16 if dtype == "bfloat16" else getattr(types, dtype)
+    less = _less_real if dtype.startswith("complex") else _less
+    compiled = compile_kernel(_movement_kernel(item, less), (item[::1], item[::1], types.int32[::1]), block=64)
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_known_operators_compile(dtype: str) -> None:
+    from numba_cuda_mlir.numba_cuda.types.ext_types import bfloat16
+
+    item = bfloat16 if dtype == "bfloat16" else types.float16
+
+    @cuda.jit
+    def kernel(x, y):
+        v = x[cuda.threadIdx.x]
+        y[0] = coop.block.reduce(v, "min") + coop.block.reduce(v, "*") + coop.warp.reduce(v, "max")
+        y[1] = coop.warp.reduce(v, "min") + coop.block.reduce(v, "+")
+
+    ops = _opcodes(compile_kernel(kernel, (item[::1], item[::1]), block=64).sass())
+    assert ops["HMNMX2"] > 0 and ops["HMUL2"] + ops["HFMA2"] > 0, ops
 
 
 # --- SASS against the nvcc twin --------------------------------------------------------------------------
@@ -212,3 +279,16 @@ def test_lossy_scalar_for_bfloat16_refused() -> None:
 
     message = _compile_error(kernel, (bfloat16[::1], bfloat16[::1], types.float32[::1]))
     assert "coop.block.exclusive_scan()" in message and "initial_value" in message and "bfloat16" in message, message
+
+
+def test_user_function_errors_show_the_users_signature() -> None:
+    @cuda.jit
+    def kernel(x):
+        keys = cuda.local.array(4, np.float16)
+        coop.block.load(x, keys)
+        coop.block.merge_sort(keys, _less_real)  # float16 has no .real in numba-cuda-mlir
+        coop.block.store(x, keys)
+
+    message = _compile_error(kernel, (types.float16[::1],))
+    assert "compare='_less_real'" in message and "(float16, float16) -> bool" in message, message
+    assert "float16*" not in message, message

@@ -67,7 +67,9 @@ BROADCAST_CASES = [
 ]
 """Integer and float broadcasts, ``items`` is the logical warp width; each block reduces two tiles in a loop
 (the broadcast slot is reused)."""
-KERNEL_COUNT = len(CASES) + len(OP_CASES) + len(BROADCAST_CASES)  # 24
+SCALAR_CASES = [Case(d, (64, 1, 1), 1) for d in DTYPES]
+"""One value per thread: scalar scans and a shuffle, whose results come back through the pointer ABI."""
+KERNEL_COUNT = len(CASES) + len(OP_CASES) + len(BROADCAST_CASES) + len(SCALAR_CASES)  # 28
 
 
 # --- host side: values, bfloat16 bits, references ------------------------------------------------------
@@ -246,6 +248,35 @@ def make_broadcast_kernel(case: Case) -> Any:
     return kernel
 
 
+def make_scalar_kernel(case: Case) -> Any:
+    """``k(x, out, _, _)``: out[0::4] warp.exclusive_scan(v, "+", 1) (a constant seed), out[1::4]
+    warp.inclusive_sum(v), out[2::4] block.shuffle_offset(v, 1) (the next thread's v), out[3::4]
+    block.exclusive_scan(v, "+", x[64]) (a runtime seed)."""
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir.numba_cuda.bf16 import bfloat16_as_ushort, ushort_as_bfloat16
+
+    import cuda.coop as coop
+
+    bf16 = case.dtype == "bfloat16"
+    threads = case.threads
+
+    @cuda.jit
+    def kernel(x, out, unused, unused2):
+        tid = cuda.threadIdx.x
+        v = ushort_as_bfloat16(x[tid]) if bf16 else x[tid]
+        seed = ushort_as_bfloat16(x[threads]) if bf16 else x[threads]
+        a = coop.warp.exclusive_scan(v, "+", 1)
+        b = coop.warp.inclusive_sum(v)
+        c = coop.block.shuffle_offset(v, 1)
+        d = coop.block.exclusive_scan(v, "+", seed)
+        out[4 * tid] = bfloat16_as_ushort(a) if bf16 else a
+        out[4 * tid + 1] = bfloat16_as_ushort(b) if bf16 else b
+        out[4 * tid + 2] = bfloat16_as_ushort(c) if bf16 else c
+        out[4 * tid + 3] = bfloat16_as_ushort(d) if bf16 else d
+
+    return kernel
+
+
 def broadcast_signature(case: Case) -> tuple[Any, ...]:
     from numba_cuda_mlir.numba_cuda import types
 
@@ -348,3 +379,26 @@ def test_broadcast_in_every_thread(case: Case) -> None:
         assert np.all(got == got[:, :1]), "block.sum(broadcast=True) differs between threads"
         tol = depth(1, threads) * np.finfo(case.dtype).eps * np.abs(tiles).sum(axis=1, keepdims=True)
         assert np.all(np.abs(got - want) <= tol)
+
+
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=lambda c: c.id)
+def test_scalar_results(case: Case) -> None:
+    rng = np.random.default_rng(hash(case.id) % 2**32)
+    threads = case.threads
+    x = host_values(rng, case.dtype, threads + 1)
+    e = _elem(case.dtype)
+    _, out, _, _ = _launch(
+        make_scalar_kernel(case), 1, case.block, device_input(case.dtype, x), np.zeros(4 * threads, e),
+        np.zeros(1, e), np.zeros(1, e),
+    )
+    out = host_output(case.dtype, out).reshape(threads, 4)
+    v, seed = wide(x[:threads]), wide(x[threads:])
+    warps = v.reshape(-1, 32)
+    inclusive = np.cumsum(warps, axis=1)
+    exclusive = np.concatenate([np.zeros((len(warps), 1)), inclusive[:, :-1]], axis=1) + 1
+    d = depth(1, threads)
+    assert_close(case.dtype, out[:, 0], exclusive.ravel(), np.concatenate([v, [1.0]]), d, "warp.exclusive_scan")
+    assert_close(case.dtype, out[:, 1], inclusive.ravel(), v, d, "warp.inclusive_sum")
+    np.testing.assert_array_equal(out[:-1, 2], x[1:threads].astype(out.dtype), "block.shuffle_offset")
+    block_excl = np.concatenate([seed, seed + np.cumsum(v)[:-1]])
+    assert_close(case.dtype, out[:, 3], block_excl, np.concatenate([v, seed]), d, "block.exclusive_scan(seed)")
