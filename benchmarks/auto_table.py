@@ -115,7 +115,7 @@ def _values(c: Config, n: int) -> np.ndarray:
     """Small integers (exact in every float type), spread over the histogram's 256 bins for uint types."""
     rng = np.random.default_rng(2026)
     hi = 256 if c.prim == "block_histogram" else 7
-    return rng.integers(0, hi, n, dtype=np.int64).astype(c.dtype)
+    return rng.integers(0, hi, n, dtype=np.uint16).astype(c.dtype)
 
 
 def _generated(c: Config) -> np.ndarray:
@@ -306,6 +306,29 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
 # --- the table -------------------------------------------------------------------------------------------------------
 
 
+def build_table(existing: dict[str, Any] | None, arch: str, rows: list[dict[str, Any]],
+                meta: dict[str, Any]) -> dict[str, Any]:
+    """The table: ``existing``'s measurements of other architectures and primitives, this run's for ``arch``.
+
+    A configuration where no algorithm ran correctly has no ranking: it goes to ``unmeasured`` (raw data kept),
+    never into the lookup, so nearest neighbours come from measured configurations only.
+    """
+    table = dict(existing or {"archs": {}})
+    if table.get("provisional"):
+        table["archs"] = {}  # nothing in a provisional table is a measurement worth keeping
+    measured = table["archs"].setdefault(arch, {})
+    unmeasured = [r for r in table.get("unmeasured", []) if r.get("arch") != arch]
+    for prim in sorted({r["prim"] for r in rows}):
+        entries = sorted((_entry(r) for r in rows if r["prim"] == prim),
+                         key=lambda e: (e["item_bytes"], e["threads"], e["items"]))
+        measured[prim] = [e for e in entries if e["ranking"]]
+        unmeasured += [{"arch": arch, "prim": prim, **e} for e in entries if not e["ranking"]]
+        if not measured[prim]:
+            del measured[prim]
+    table.update({"schema": 1, "provisional": False, **meta, "unmeasured": unmeasured})
+    return table
+
+
 def provisional(grid: dict[str, tuple[int, ...]], arch: str) -> dict[str, Any]:
     """A table of CUB's defaults over ``grid``, marked provisional: nothing is measured."""
     prims: dict[str, list[dict[str, Any]]] = {}
@@ -368,15 +391,8 @@ def main() -> int:
             print(f"{Config(row['prim'], row['item_bytes'], row['threads'], row['items']).name:<36} best {best:<26} "
                   f"{medians}{bad}{'  failed ' + str(sorted(row['failed'])) if row['failed'] else ''}", flush=True)
     elapsed = time.perf_counter() - start
-    table = json.loads(args.merge.read_text()) if args.merge.is_file() else {"archs": {}}
-    if table.get("provisional"):
-        table["archs"] = {}  # nothing in a provisional table is a measurement worth keeping
-    measured = table["archs"].setdefault(arch, {})
-    for prim in {r["prim"] for r in rows}:
-        measured[prim] = sorted((_entry(r) for r in rows if r["prim"] == prim),
-                                key=lambda e: (e["item_bytes"], e["threads"], e["items"]))
-    table.update({
-        "schema": 1, "provisional": False,
+    existing = json.loads(args.merge.read_text()) if args.merge.is_file() else None
+    table = build_table(existing, arch, rows, {
         "note": "Measured by benchmarks/auto_table.py: ranking is fastest first; median_ms are the raw medians "
         f"(ms per launch of 2^{args.log2n} items, median of {args.reps} samples of {BATCH} launches).",
         "device": dev.name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

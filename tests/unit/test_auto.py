@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -321,3 +322,50 @@ def test_a_table_of_another_schema_is_refused() -> None:
         _auto.parse_table({"schema": 2, "archs": {}})
     with pytest.raises(SpecError, match="'gfx90' is not of the form"):
         _auto.parse_table({"schema": 1, "archs": {"gfx90": {}}})
+
+
+# -- the measuring command's table (benchmarks/auto_table.py, host side) -----------------------------------------
+
+
+def _bench() -> Any:
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "auto_table.py"
+    spec = importlib.util.spec_from_file_location("auto_table_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_writes_a_table_bind_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _bench()
+    row = {"item_bytes": 4, "threads": 256, "items": 4, "dtype": "float32", "failed": {}, "wrong": [], "compile_s": {}}
+    rows = [
+        {**row, "prim": "block_load", "median_ms": {"direct": 0.545, "transpose": 0.237, "vectorize": 0.239}},
+        {**row, "prim": "block_load", "item_bytes": 8, "median_ms": {}, "failed": {"transpose": "CompileError"}},
+    ]
+    table = bench.build_table(json.loads(_auto.TABLE_PATH.read_text()), "sm_90", rows, {"device": "X", "date": "d"})
+    assert table["archs"]["sm_90"]["block_load"][0]["ranking"] == ["transpose", "vectorize", "direct"]
+    assert [u["item_bytes"] for u in table["unmeasured"]] == [8]  # nothing ran: kept, but never looked up
+    parsed = _auto.parse_table(table)
+    monkeypatch.setattr(_auto, "load_table", lambda path=_auto.TABLE_PATH: parsed)
+    assert bind(_load(), (256,)).values["algorithm"] is BlockLoadAlgorithm.BLOCK_LOAD_TRANSPOSE
+    assert bind(_load(dtype="float64"), (256,)).values["algorithm"] is BlockLoadAlgorithm.BLOCK_LOAD_DIRECT
+
+
+def test_benchmark_grid_covers_every_auto_primitive() -> None:
+    bench = _bench()
+    assert {c.prim for c in bench.configs(bench.GRID, [], 26)} == set(AUTO_SPECS)
+    for prim, (_, tp) in AUTO_SPECS.items():
+        assert set(bench.candidates(prim)) == {m.short_name for m in tp.enum} - {m.short_name for m in tp.auto.never}
+
+
+def test_committed_provisional_table_is_what_the_command_writes() -> None:
+    data = json.loads(_auto.TABLE_PATH.read_text())
+    if not data["provisional"]:
+        pytest.skip("the committed table is measured, not provisional")
+    bench = _bench()
+    assert data == json.loads(json.dumps(bench.provisional(bench.GRID, "sm_90")))
