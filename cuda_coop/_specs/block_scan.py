@@ -38,7 +38,8 @@ ALGORITHM = TemplateParam(
     optional=True,
     default=BlockScanAlgorithm.BLOCK_SCAN_RAKING,
     auto=Auto(table="block_scan"),
-    doc="Scan algorithm.",
+    doc="Scan algorithm; ``\"auto\"`` (the default) picks ``\"warp_scans\"`` only for blocks of a multiple of 32 "
+    "threads.",
 )
 
 _AGGREGATE = aggregate(

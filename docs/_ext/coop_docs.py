@@ -46,6 +46,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
+from cuda.coop._dsl._primitive import _AUTO_DOC
+
 logger = logging.getLogger(__name__)
 
 # Public modules that activate a DSL backend when imported, with the package they need.
@@ -319,9 +321,14 @@ class FamilyPage(_GeneratedRst):
                 out += ["Algorithms", "----------", "",
                         "Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are CUB's.", ""]
             name = spec.algorithm.__name__ if spec.algorithm else ""
-            rows = [[f'``"{a.short}"``' + (" (default)" if a.default else ""), f"``{a.cpp}``",
+            auto = any(tp.auto is not None for tp in spec.tparams if tp.enum is spec.algorithm)
+            mark = " (CUB's default)" if auto else " (default)"
+            rows = [[f'``"{a.short}"``' + (mark if a.default else ""), f"``{a.cpp}``",
                      _rst_doc(a.overview), _rst_doc(a.performance)] for a in algos]
             out += [f"``{name}`` ({spec.cub_class}):", ""]
+            if auto:
+                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. See ``cuda_coop/_specs/_auto.py`` for '
+                        "the rules and ``benchmarks/auto_table.py`` for the measurement.", ""]
             out += _table(["algorithm=", "CUB", "how", "trade-offs"], rows, "15 20 35 30")
         return out
 
