@@ -385,7 +385,7 @@ class Method:
         for ov in self.overloads:
             if ov.name == name:
                 return ov
-        raise SpecError(f"{self.cpp} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
+        raise SpecError(f"{self.name} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
 
     def match(self, given: Mapping[str, bool]) -> Overload:
         """The overload taking exactly the arguments ``given`` (name -> passed as an array).
@@ -412,7 +412,7 @@ class Method:
             for ov in self.overloads
         )
         got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
-        raise SpecError(f"{self.cpp} takes no arguments ({got}); it takes one of {shapes}")
+        raise SpecError(f"{' / '.join(self.cpp_names())} takes no arguments ({got}); it takes one of {shapes}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

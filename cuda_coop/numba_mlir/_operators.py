@@ -109,8 +109,9 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
     with _LOCK:
         if symbol in _COMPILED:
             return
-    try:
-        data = _seams.compile_device_ltoir(pyfunc, signature, symbol)
+    predicate = signature.return_type == _seams.types.boolean
+    try:  # a predicate is typed on its arguments alone: a number is not silently taken for a bool
+        data, restype = _seams.compile_device_ltoir(pyfunc, tuple(signature.args) if predicate else signature, symbol)
     except Exception as exc:  # any failure to compile the user's function is reported as such
         root: BaseException = exc
         while (root.__cause__ or root.__context__) is not None:  # the innermost error says what failed
@@ -121,6 +122,11 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
             f"({type(root).__name__}: {lines[0] if lines else ''}); pass a known operator or a Python function "
             "numba-cuda-mlir can compile"
         ) from exc
+    if predicate and restype != _seams.types.boolean:
+        raise cs.error(
+            f"{given} returns {restype}; it must return a bool (a comparison such as a < b), "
+            f"called as {signature.return_type}({', '.join(str(a) for a in signature.args)})"
+        )
     with _LOCK:
         _COMPILED[symbol] = data
 

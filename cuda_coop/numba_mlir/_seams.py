@@ -229,12 +229,16 @@ def _slot_load(storage: Any, ptr: Any, align: int) -> Any:
     return _llvm.load(res=storage, addr=ptr, alignment=align)
 
 
-def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str) -> bytes:
-    """Compile a Python function as an ``extern "C"`` device function named ``symbol`` to LTO-IR."""
-    ltoir, _ = _compiler.compile(
+def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str) -> tuple[bytes, Any]:
+    """Compile a Python function as an ``extern "C"`` device function named ``symbol`` to LTO-IR.
+
+    ``signature`` is a full signature, or a tuple of argument types (the result type is inferred);
+    returns the LTO-IR and the result type.
+    """
+    ltoir, restype = _compiler.compile(
         pyfunc, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output="ltoir", forceinline=True
     )
-    return bytes(ltoir)
+    return bytes(ltoir), restype
 
 
 # --- link order (numba-cuda-mlir 0.5.x) -----------------------------------------------------------------

@@ -172,12 +172,6 @@ def test_a_comparator_takes_two_keys() -> None:
     _refused(kernel, "merge_sort", "compare=", "takes 1 argument(s)", "2")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the DSL compiles a user function against the spec's signature (bool(float32, float32)), so numba "
-    "casts a float result to bool without a word; refusing it needs the DSL to type the function on its own "
-    "arguments first (cuda_coop/numba_mlir/_operators.py, the lead's file)",
-)
 def test_a_comparator_returns_a_bool() -> None:
     def difference(a, b):  # type: ignore[no-untyped-def]
         return a - b
