@@ -75,6 +75,18 @@ def _static_value(func_ir: Any, var: Any, depth: int = 0) -> Any:
     return _MISSING
 
 
+def _broadcast(func_ir: Any, call: Any) -> bool:
+    """Whether a primitive call passes the constant ``broadcast=True``."""
+    for name, var in call.kws:
+        if name == "broadcast":
+            try:
+                d = func_ir.get_definition(var)
+            except Exception:  # several definitions, or none: not a constant
+                return False
+            return isinstance(d, ir.Const) and d.value is True
+    return False
+
+
 def _dotted(func_ir: Any, var: Any) -> str:
     """``cuda.atomic.add`` for a callee spelled that way in the kernel (best effort, for messages)."""
     parts: list[str] = []
@@ -373,8 +385,10 @@ class _Analysis:
     def _call_source(self, stmt: Any, call: Any, where: str) -> str | None:
         kind = self.kinds[id(stmt)]
         if kind == "primitive":
-            name = primitive_of(_static_value(self.func_ir, call.func)).name  # type: ignore[union-attr]
-            return f"the result of coop.{name}() at {where}"
+            prim = primitive_of(_static_value(self.func_ir, call.func))
+            if prim is not None and prim.scope is Scope.BLOCK and _broadcast(self.func_ir, call):
+                return None  # broadcast=True: the same value in every thread of the block
+            return f"the result of coop.{prim.name}() at {where}"  # type: ignore[union-attr]
         if kind == "varying":
             return f"{_dotted(self.func_ir, call.func)}() at {where}"
         if kind == "uniform":
