@@ -45,7 +45,7 @@ def _requests() -> list[Request]:
     result = []
     for n, (key, descending, output) in enumerate(itertools.product(KEYS, (False, True), ("blocked", "striped"))):
         ipt = (1, 4, 3, 8)[n % 4]
-        value = ("int32", "float64", "uint8")[n % 3]
+        value = ("int32", "float64", "uint8", "float16", "complex64", "bool", "bfloat16", "complex128")[n % 8]
         bits = {"begin_bit": DEFAULT, "end_bit": DEFAULT} if n % 2 else {}
         common = {"dtype": key, "items_per_thread": ipt, **bits}
         result.append(Request("block_radix_sort", "radix_sort", "keys", descending=descending, output=output,
