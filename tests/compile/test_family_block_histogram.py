@@ -197,7 +197,7 @@ def two_d_counters(x, counters):
 def too_many_sort_bins(x, counters):
     samples = cuda.local.array(2, np.uint16)
     samples[0] = x[0]
-    coop.block.histogram(samples, counters, bins=8000)
+    coop.block.histogram(samples, counters, bins=8000, algorithm="sort")  # "auto" would pick "atomic"
 
 
 U8, U32 = types.uint8[::1], types.uint32[::1]
