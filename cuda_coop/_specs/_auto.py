@@ -14,13 +14,16 @@ Rules, in order:
 2. **Configuration**: the entry of the same primitive and item size with the same threads and items per
    thread; else the nearest entry of the same primitive and item size, by ``|log2 threads - log2 t| +
    |log2 items - log2 i|`` (ties: more threads, then more items). Items per thread is 1 for a call
-   without an array. No entry of that item size: no ranking.
+   without an array; threads are the block's (warp primitives are measured with 32-lane logical warps,
+   and a narrower logical warp uses the same entries). No entry of that item size: no ranking.
 3. **Candidates**: the entry's ranking (fastest first), then CUB's default, then the other members in
    CUB's order. The first candidate that auto may pick wins: not in ``Auto.never`` (a striped
    arrangement, a non-deterministic reduction), not a commutative-only member unless every operator is
    known to be commutative for the item type (sums, products, bitwise operators; min/max of integers;
-   never a user function), not a tile-staging member whose tile exceeds 48 KiB, and accepted by every
-   constraint of the spec. If none is, CUB's default is bound and its constraint's message says auto chose it.
+   never a user function), not a tile-staging member whose padded tile exceeds 24 KiB (half the 48 KiB of
+   static shared memory a block may have: the rest stays for the kernel's own shared arrays and for
+   warp-scope storage, which does not share the block-scope union), and accepted by every constraint of
+   the spec. If none is, CUB's default is bound and its constraint's message says auto chose it.
 """
 
 from __future__ import annotations
@@ -38,11 +41,12 @@ from ..errors import SpecError
 from ._model import ArgKind, Binding, CubEnum, TemplateParam
 from ._operators import KnownOp, UserOp
 
-__all__ = ["TABLE_PATH", "AutoTable", "Entry", "load_table", "resolve"]
+__all__ = ["MAX_STAGED_BYTES", "TABLE_PATH", "AutoTable", "Entry", "load_table", "parse_table", "resolve"]
 
 TABLE_PATH = Path(__file__).with_name("auto_table.json")
 SCHEMA = 1
-_MAX_STATIC_SHARED = 48 * 1024
+MAX_STAGED_BYTES = 24 * 1024
+"""The largest padded tile auto stages in shared memory (an explicit algorithm may use up to the 48 KiB)."""
 _ALWAYS_COMMUTATIVE = frozenset({KnownOp.PLUS, KnownOp.MULTIPLIES, KnownOp.BIT_AND, KnownOp.BIT_OR, KnownOp.BIT_XOR})
 _ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM})
 """min/max are commutative for integers; for floats a NaN operand makes the order matter."""
@@ -139,7 +143,7 @@ def _commutative(b: Binding) -> bool:
 def _fits(b: Binding) -> bool:
     item = b.values.get("dtype")
     tile = b.block_threads * int(b.values.get("items_per_thread", 1))
-    return (tile + tile // 32) * int(getattr(item, "size", 0)) <= _MAX_STATIC_SHARED
+    return (tile + tile // 32) * int(getattr(item, "size", 0)) <= MAX_STAGED_BYTES
 
 
 def allowed(b: Binding, tp: TemplateParam, member: CubEnum) -> bool:

@@ -187,7 +187,8 @@ class Auto:
     (a method without an operator, a sum, counts as commutative; a user function never does)."""
     staged: tuple[CubEnum, ...] = ()
     """Members that stage the whole tile in shared memory: auto picks them only when the tile (with CUB's
-    padding) fits the 48 KiB of static shared memory a block may have."""
+    padding) takes at most half the 48 KiB of static shared memory a block may have (``_auto.MAX_STAGED_BYTES``),
+    so a kernel that compiles with an explicit non-staging algorithm is not pushed past the limit by auto."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
