@@ -31,7 +31,7 @@ ITEMS, THREADS = 4, 128
 def defaults(x, y, samples, counts):
     items = cuda.local.array(ITEMS, np.float32)
     coop.block.load(x, items, offset=cuda.blockIdx.x * THREADS * ITEMS)
-    total = coop.block.sum(items)
+    total = coop.block.sum(items, algorithm="auto")  # the same as omitting it
     coop.block.inclusive_sum(items)
     coop.block.store(y, items, offset=cuda.blockIdx.x * THREADS * ITEMS)
     witems = cuda.local.array(ITEMS, np.float32)
