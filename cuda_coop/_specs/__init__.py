@@ -68,6 +68,7 @@ __all__ = [
 
 _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_adjacent_difference",
+    "block_arg_reduce",
     "block_argsort",
     "block_discontinuity",
     "block_exchange",
@@ -81,6 +82,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_scan",
     "block_shuffle",
     "block_top_k",
+    "warp_arg_reduce",
     "warp_exchange",
     "warp_load_store",
     "warp_merge_sort",

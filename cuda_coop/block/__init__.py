@@ -4,6 +4,8 @@ from ._adjacent_difference import subtract_left as subtract_left
 from ._adjacent_difference import subtract_left_partial_tile as subtract_left_partial_tile
 from ._adjacent_difference import subtract_right as subtract_right
 from ._adjacent_difference import subtract_right_partial_tile as subtract_right_partial_tile
+from ._arg_reduce import argmax as argmax
+from ._arg_reduce import argmin as argmin
 from ._discontinuity import flag_heads as flag_heads
 from ._discontinuity import flag_heads_and_tails as flag_heads_and_tails
 from ._discontinuity import flag_tails as flag_tails
@@ -37,6 +39,8 @@ from ._shuffle import shuffle_rotate as shuffle_rotate
 from ._shuffle import shuffle_up as shuffle_up
 
 __all__ = [
+    "argmax",
+    "argmin",
     "argsort",
     "blocked_to_striped",
     "blocked_to_warp_striped",

@@ -435,8 +435,9 @@ def _returns(method: Any, overload: Any, params: dict[str, Any]) -> Any:
     """The call's numba result type: the method's result, else its one scalar output, else none."""
     if method.returns is not None:
         return _ref_type(method.returns, params)
-    outs = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
-    return _ref_type(outs[0].type or "dtype", params) if len(outs) == 1 else types.none
+    scalars = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
+    outs = [_ref_type(p.type or "dtype", params) for p in scalars]
+    return outs[0] if len(outs) == 1 else types.Tuple(outs) if outs else types.none
 
 
 # --- lowering ------------------------------------------------------------------------------------------
@@ -455,6 +456,17 @@ def _by_slot(cparam: Any) -> bool:
     return vt is not None and vt.abi == "pointer" and cparam.extent is None and cparam.kind is not ArgKind.POINTER
 
 
+def _is_result(cparam: Any) -> bool:
+    """A single value the wrapper writes for the call's result (``T* result``, a scalar OUTPUT): never an
+    argument, even where an array form's output is in place of an input."""
+    return (
+        cparam.role == "out"
+        and cparam.extent is None
+        and cparam.value_type is not None
+        and cparam.kind in (None, ArgKind.OUTPUT)
+    )
+
+
 def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     cs, kernel = site(site_id)
     provider = _kernel_provider(lower, kernel)
@@ -462,12 +474,11 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     typed: TypedCall = kernel.typed[site_id]
     runtime = args[1:]
     params: list[tuple[Any, Any, int | None]] = []
-    result: tuple[Any, int] | None = None
     for cparam in sig.params:
-        index = typed.sources.get(cparam.name)
-        if cparam.role == "out" and _by_slot(cparam) and result is None:  # a scalar out: the call's result
-            result = (_numba(cparam.value_type.name), cparam.value_type.align)  # (never an in-place input)
+        if _is_result(cparam):  # the call's result (with others: a tuple, in the wrapper's order)
+            params.append((None, _numba(cparam.value_type.name), cparam.value_type.align))
             continue
+        index = typed.sources.get(cparam.name)
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
         if _by_slot(cparam):
@@ -475,14 +486,12 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
         else:
             params.append((runtime[index], _numba_type(cparam, typed.argtys[index]), None))
     returns = _numba(sig.returns.name) if sig.returns is not None else types.none
-    if result is None and all(align is None for _, _, align in params):
+    if all(align is None for _, _, align in params):
         c_sig = returns(*(ty for _, ty, _ in params))
         args_ = [var for var, _, _ in params]
         _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=args_)
         return
-    _seams.lower_extern_call_slots(
-        lower, target, sig.symbol, params=params, returns=returns, result=result, link=provider.link_items
-    )
+    _seams.lower_extern_call_slots(lower, target, sig.symbol, params=params, returns=returns, link=provider.link_items)
 
 
 def _kernel_provider(lower: Any, kernel: KernelPlan) -> Any:

@@ -120,48 +120,45 @@ def lower_extern_call_slots(
     *,
     params: Sequence[tuple[Any, Any, int | None]],
     returns: Any,
-    result: tuple[Any, int] | None,
     link: Sequence[Any],
 ) -> None:
-    """Emit a C-ABI call where some scalars cross by pointer to a stack slot (the pointer value ABI).
+    """Emit a C-ABI call where some values cross by pointer to a stack slot (the pointer value ABI).
 
-    ``params``: ``(var, numba type, align)`` per C parameter; ``align`` None passes the value as
-    :func:`lower_extern_call` does (arrays as data pointers), an integer stores it in a stack slot of
-    that alignment and passes the slot's address (``const T*``). ``result``: ``(numba type, align)``
-    of a value the callee writes through a trailing ``T* result`` slot, loaded into ``target``;
-    None when the call returns ``returns`` by value (or nothing). After LTO inlining the slots are
-    promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
+    ``params``: ``(var, numba type, align)`` per C parameter, in order. ``align`` None passes ``var`` as
+    :func:`lower_extern_call` does (arrays as data pointers); an integer stores ``var`` in a stack slot of
+    that alignment and passes the slot's address (``const T*``); ``var`` None passes an empty slot the
+    callee writes (``T*``, a result). The results are loaded into ``target`` after the call (one: its
+    value; several: a tuple); without any, the call returns ``returns`` by value (or nothing). After LTO
+    inlining the slots are promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
     """
     from numba_cuda_mlir._mlir.dialects import func as _func
     from numba_cuda_mlir.lowering_utilities import get_or_insert_function
 
-    c_types = [types.CPointer(ty) if align is not None else ty for _, ty, align in params]
-    if result is not None:
-        c_types.append(types.CPointer(result[0]))
+    outs = [(ty, align) for var, ty, align in params if var is None]
+    if outs:
         returns = types.none
-    sig = returns(*c_types)
+    sig = returns(*(types.CPointer(ty) if align is not None else ty for _, ty, align in params))
     lower._link_external_function(_compiler.ExternFunction(symbol, sig, link=tuple(link), abi="c"))
 
     operands: list[Any] = []
+    slots: list[tuple[Any, Any, int]] = []
     for var, ty, align in params:
         if align is None:
             operands += lower._call_operands_from_vars([var], expected_types=[ty])
+            continue
+        ptr = _aligned_slot(lower, ty, align)
+        if var is None:
+            slots.append((ptr, ty, align))
         else:
             value = lower._coerce_value_to_numba_type(ty, lower.load_var(var))
-            ptr = _aligned_slot(lower, ty, align)
             _slot_store(lower.as_storage(ty, value), ptr, align)
-            operands.append(ptr)
-    out = None
-    if result is not None:
-        out = _aligned_slot(lower, *result)
-        operands.append(out)
+        operands.append(ptr)
     fty = lower._external_abi_function_type(sig)
     callee = get_or_insert_function(symbol, fty, lower.mlir_gpu_module)
-    if out is not None:
+    if slots:
         _func.call(result=[], callee=callee.name.value, operands_=operands)
-        rty, align = result  # type: ignore[misc]
-        stored = _slot_load(lower.get_storage_type(rty), out, align)
-        lower.store_var(target, lower.from_storage(rty, stored))
+        values = [lower.from_storage(ty, _slot_load(lower.get_storage_type(ty), ptr, a)) for ptr, ty, a in slots]
+        lower.store_var(target, values[0] if len(values) == 1 else tuple(values))
     elif returns not in (types.none, types.void):
         raw = _func.call(result=list(fty.results), callee=callee.name.value, operands_=operands)
         lower.store_var(target, lower.from_return(returns, lower._call_results_tuple(raw)[0]))

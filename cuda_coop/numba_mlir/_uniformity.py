@@ -77,14 +77,14 @@ def _static_value(func_ir: Any, var: Any, depth: int = 0) -> Any:
 
 def _broadcast(func_ir: Any, call: Any) -> bool:
     """Whether a primitive call passes the constant ``broadcast=True``."""
-    for name, var in call.kws:
-        if name == "broadcast":
-            try:
-                d = func_ir.get_definition(var)
-            except Exception:  # several definitions, or none: not a constant
-                return False
-            return isinstance(d, ir.Const) and d.value is True
-    return False
+    var = dict(call.kws).get("broadcast")
+    if var is None:
+        return False
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none: not a constant
+        return False
+    return isinstance(d, ir.Const) and d.value is True
 
 
 def _dotted(func_ir: Any, var: Any) -> str:

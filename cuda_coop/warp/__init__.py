@@ -1,5 +1,7 @@
 """Warp-wide cooperative primitives (CUB ``cub::Warp*``), callable inside numba-cuda-mlir kernels."""
 
+from ._arg_reduce import argmax as argmax
+from ._arg_reduce import argmin as argmin
 from ._exchange import blocked_to_striped as blocked_to_striped
 from ._exchange import scatter_to_striped as scatter_to_striped
 from ._exchange import striped_to_blocked as striped_to_blocked
@@ -14,6 +16,8 @@ from ._primitives import reduce as reduce
 from ._primitives import sum as sum
 
 __all__ = [
+    "argmax",
+    "argmin",
     "blocked_to_striped",
     "exclusive_scan",
     "exclusive_sum",

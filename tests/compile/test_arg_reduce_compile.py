@@ -1,0 +1,51 @@
+"""argmax/argmin compile for sm_90 (every GPU-tier kernel), and misuse names the dtype and the primitive."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+from numba_cuda_mlir import cuda
+from numba_cuda_mlir.numba_cuda import types
+
+import cuda.coop as coop
+from cuda.coop.errors import UsageError
+from cuda.coop.numba_mlir import compile_kernel
+from tests.gpu import test_arg_reduce as gpu
+
+
+def test_kernel_count() -> None:
+    assert gpu.KERNEL_COUNT == len(gpu.CASES) == 7
+    assert {c.items for c in gpu.CASES} == {1, 4, 16}
+
+
+@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
+def test_gpu_kernel_compiles(case: gpu.ArgCase) -> None:
+    compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block, grid=gpu.TILES)
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+@pytest.mark.parametrize("primitive", [coop.block.argmax, coop.warp.argmin])
+def test_complex_is_refused(primitive) -> None:
+    @cuda.jit
+    def kernel(x, out, where):
+        v, p = primitive(x[cuda.threadIdx.x])
+        out[0] = v
+        where[0] = p
+
+    with pytest.raises(UsageError) as info:
+        compile_kernel(kernel, (types.complex64[::1], types.complex64[::1], types.int64[::1]), block=64)
+    message = str(info.value)
+    assert "complex64" in message and "argm" in message and "floating-point" in message, message
+
+
+def test_lossy_index_is_refused() -> None:
+    @cuda.jit
+    def kernel(x, out, where):
+        v, p = coop.block.argmax(x[cuda.threadIdx.x], x[0])
+        out[0] = v
+        where[0] = p
+
+    with pytest.raises(UsageError, match="index="):
+        compile_kernel(kernel, (types.float32[::1], types.float32[::1], types.int64[::1]), block=64)
