@@ -89,4 +89,12 @@ def user_function_c_abi(
     try:
         return user_function(cs, param, shim, c_sig)
     except UsageError as exc:  # speak of the user's function, not of the shim
-        raise UsageError(str(exc).replace(str(c_sig), str(returns(*leading, *args)))) from exc.__cause__
+        user_sig = returns(*leading, *args)
+        message = str(exc).replace(str(c_sig), str(user_sig))
+        message = message.replace(_called_as(c_sig), _called_as(user_sig))
+        raise UsageError(message) from exc.__cause__
+
+
+def _called_as(sig: Any) -> str:
+    """``bool(float16, float16)``: how ``_operators`` spells a predicate's signature in its errors."""
+    return f"{sig.return_type}({', '.join(str(a) for a in sig.args)})"

@@ -292,3 +292,19 @@ def test_user_function_errors_show_the_users_signature() -> None:
     message = _compile_error(kernel, (types.float16[::1],))
     assert "compare='_less_real'" in message and "(float16, float16) -> bool" in message, message
     assert "float16*" not in message, message
+
+
+def _minus(a, b):
+    return a - b
+
+
+def test_half_predicate_returning_a_number_is_refused_in_users_terms() -> None:
+    @cuda.jit
+    def kernel(x):
+        keys = cuda.local.array(4, np.float16)
+        coop.block.load(x, keys)
+        coop.block.merge_sort(keys, _minus)
+        coop.block.store(x, keys)
+
+    message = _compile_error(kernel, (types.float16[::1],))
+    assert "must return a bool" in message and "float16*" not in message, message
