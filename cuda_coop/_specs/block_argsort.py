@@ -15,6 +15,7 @@ from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, Temp
 from ._registry import register_primitive
 from .block_radix_sort import (
     BEGIN_BIT,
+    BIT_TYPE,
     DESCENDING,
     END_BIT,
     INNER_SCAN_ALGORITHM,
@@ -151,7 +152,7 @@ BLOCK_ARGSORT = register_primitive(
                     Overload(
                         name="pairs",
                         params=(_KEYS, _INDICES, _BASE, BEGIN_BIT, END_BIT),
-                        tparams=(ITEMS_PER_THREAD, DESCENDING, OUTPUT),
+                        tparams=(ITEMS_PER_THREAD, DESCENDING, OUTPUT, BIT_TYPE),
                     ),
                 ),
                 doc="Fill ``indices`` with ``base`` + tile positions and sort them with the keys, stably. "

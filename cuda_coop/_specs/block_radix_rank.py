@@ -32,7 +32,7 @@ from ._model import (
     TParamKind,
 )
 from ._registry import register_primitive
-from .block_radix_sort import BEGIN_BIT, END_BIT, INNER_SCAN_ALGORITHM, KEY_TYPE, SORT_CONSTRAINTS
+from .block_radix_sort import BEGIN_BIT, BIT_TYPE, END_BIT, INNER_SCAN_ALGORITHM, KEY_TYPE, SORT_CONSTRAINTS
 
 __all__ = ["BLOCK_RADIX_RANK", "SUPPORT", "RadixRankAlgorithm"]
 
@@ -211,7 +211,7 @@ _CONSTRAINTS = (
     ),
 )
 
-_BITS = (ITEMS_PER_THREAD,)
+_BITS = (ITEMS_PER_THREAD, BIT_TYPE)
 
 BLOCK_RADIX_RANK = register_primitive(
     PrimitiveSpec(
@@ -239,7 +239,7 @@ BLOCK_RADIX_RANK = register_primitive(
                     Overload(
                         name="ranks_prefix",
                         params=(_KEYS, _RANKS, _PREFIX, BEGIN_BIT, END_BIT),
-                        tparams=(ITEMS_PER_THREAD, BINS_PER_THREAD),
+                        tparams=(ITEMS_PER_THREAD, BINS_PER_THREAD, BIT_TYPE),
                     ),
                 ),
                 doc="Rank the tile's keys by one digit of their bit-ordered form (and the digits' first ranks).",

@@ -44,6 +44,7 @@ from .block_scan import BlockScanAlgorithm
 
 __all__ = [
     "BEGIN_BIT",
+    "BIT_TYPE",
     "BLOCK_RADIX_SORT",
     "DESCENDING",
     "END_BIT",
@@ -138,16 +139,21 @@ _VALUES = array(
     "values", "value_type", inout=True,
     doc="This thread's values (a ``cuda.local.array(N, <type>)`` of any dtype), moved with their keys.",
 )
+BIT_TYPE = TemplateParam(
+    name="bit_type", cpp="(int)", kind=TParamKind.TYPE, optional=True, default="int32", kinds=("int", "uint"),
+    doc="Integer type of begin_bit/end_bit as the kernel passes them (CUB takes an int).",
+)
 BEGIN_BIT = Param(
-    name="begin_bit", kind=ArgKind.SCALAR, type="int32", default=0, bounds=(0, "bits(dtype)"),
-    doc="Least significant bit of the bit-ordered key that is compared (default 0); an int32 value.",
+    name="begin_bit", kind=ArgKind.SCALAR, type="bit_type", default=0, bounds=(0, "bits(dtype)"),
+    doc="Least significant bit of the bit-ordered key that is compared (default 0); an integer.",
 )
 END_BIT = Param(
-    name="end_bit", kind=ArgKind.SCALAR, type="int32", default="bits(dtype)", bounds=(0, "bits(dtype)"),
-    doc="One past the most significant bit compared (default: all the key's bits); an int32 value, "
-    "never below ``begin_bit`` (``begin_bit == end_bit`` leaves the tile in input order).",
+    name="end_bit", kind=ArgKind.SCALAR, type="bit_type", default="bits(dtype)", bounds=(0, "bits(dtype)"),
+    doc="One past the most significant bit compared (default: all the key's bits); an integer of the same "
+    "type as ``begin_bit`` when both are given, never below ``begin_bit`` (``begin_bit == end_bit`` leaves "
+    "the tile in input order).",
 )
-_TPARAMS = (ITEMS_PER_THREAD, DESCENDING, OUTPUT)
+_TPARAMS = (ITEMS_PER_THREAD, DESCENDING, OUTPUT, BIT_TYPE)
 
 SHARED_BYTES = 48 * 1024
 
