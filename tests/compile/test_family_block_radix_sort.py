@@ -345,10 +345,10 @@ def runtime_descending(x, y):
 
 
 @cuda.jit
-def wide_runtime_end_bit(x, y):
+def float_end_bit(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.radix_sort(keys, end_bit=y[0])
+    coop.block.radix_sort(keys, end_bit=y[0] * 0.5)
 
 
 @cuda.jit
@@ -432,7 +432,7 @@ U32, I64 = types.uint32[::1], types.int64[::1]
         (values_of_another_extent, (U32, I64), r"values= has 3 items but .*items_per_thread has 2"),
         (zero_radix_bits, (U32, I64), r"radix_bits must be a positive compile-time integer, got 0"),
         (runtime_descending, (U32, I64), r"descending= must be a compile-time constant"),
-        (wide_runtime_end_bit, (U32, I64), r"end_bit= is int64, which does not convert to int32 without loss"),
+        (float_end_bit, (U32, I64), r"end_bit= holds float64; it must hold signed integer or unsigned integer values"),
         (bad_output, (U32, I64), r"output=.*warp_striped"),
         (float_indices, (U32, I64), r"indices= holds float32; it must hold signed integer or unsigned integer"),
         (float_k, (U32, I64), r"k= holds float64; it must hold signed integer or unsigned integer values"),
