@@ -11,7 +11,9 @@ Needs a GPU.
 
 Kernels (256 threads, 16 items per thread, n = 2**log2n items, one tile per block, the same on both sides):
 
-- ``tile_sum_f32``: the quickstart's kernel (transpose load, block sum).
+- ``tile_sum_f32``: the quickstart's kernel (transpose load, block sum) with the twin's reduction
+  algorithm given explicitly (``warp_reductions``, CUB's default), so both sides run the same code
+  whatever ``algorithm="auto"`` picks; ``tile_inclusive_sum_i32`` likewise pins ``raking``.
 - ``tile_inclusive_sum_i32``: transpose load, block inclusive sum, transpose store.
 - ``exchange_b2s_i32``: vectorized blocked load, ``blocked_to_striped`` in place
   (``cub::BlockExchange::BlockedToStriped``), striped direct store: a copy of the input ``0, 1, 2, ...``,
@@ -40,9 +42,17 @@ import cuda.coop as coop
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "examples"))
-from quickstart import ITEMS, TILE  # noqa: E402  (the tile sum benchmarked is the quickstart's kernel)
+from quickstart import ITEMS, TILE  # noqa: E402  (the quickstart's tile shape)
 from quickstart import THREADS as BLOCK  # noqa: E402
-from quickstart import tile_sums as tile_sum_f32  # noqa: E402
+
+
+@cuda.jit
+def tile_sum_f32(x, partial):
+    items = cuda.local.array(ITEMS, np.float32)
+    coop.block.load(x, items, offset=cuda.blockIdx.x * TILE, algorithm="transpose")
+    total = coop.block.sum(items, algorithm="warp_reductions")
+    if cuda.threadIdx.x == 0:
+        partial[cuda.blockIdx.x] = total
 
 
 @cuda.jit
@@ -50,7 +60,7 @@ def tile_inclusive_sum_i32(x, y):
     items = cuda.local.array(ITEMS, np.int32)
     offset = cuda.blockIdx.x * TILE
     coop.block.load(x, items, offset=offset, algorithm="transpose")
-    coop.block.inclusive_sum(items)
+    coop.block.inclusive_sum(items, algorithm="raking")
     coop.block.store(y, items, offset=offset, algorithm="transpose")
 
 

@@ -7,7 +7,10 @@ kernel (a kernel factory below) and its twin (a template in suite_twins.cuh inst
 ``extern "C"`` kernel with ``__launch_bounds__(threads)``, as cuda-coop gives its kernels; one nvcc
 -cubin against the CCCL that cuda-coop bundles). Both run on the same data, alternating on one stream;
 each sample is the mean of BATCH back-to-back launches between events, the figure the median of
---reps samples. Before timing, both results are checked against NumPy over EVERY tile.
+--reps samples. Before timing, both results are checked against NumPy over EVERY tile. Where a
+cuda-coop call leaves ``algorithm`` to its default (``"auto"``: block reduce and scan here), the twin
+uses CUB's default: the ratio is what a user gets from the obvious call against what CUB gives by
+default.
 
 Writes ``suite.json`` (machine, date, versions, one row per case) to --out and prints the table;
 ``benchmarks/plot.py`` draws the plot from the JSON. Triton's ``tl.sort`` of the same tiles is recorded
