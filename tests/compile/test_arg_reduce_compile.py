@@ -49,3 +49,25 @@ def test_lossy_index_is_refused() -> None:
 
     with pytest.raises(UsageError, match="index="):
         compile_kernel(kernel, (types.float32[::1], types.float32[::1], types.int64[::1]), block=64)
+
+
+def test_every_form_compiles_for_float16_on_a_3d_block() -> None:
+    import numpy as np
+
+    @cuda.jit
+    def kernel(x, v, p):
+        tid = cuda.threadIdx.x
+        items = cuda.local.array(3, np.float16)
+        for i in range(3):
+            items[i] = x[tid * 3 + i]
+        a = coop.block.argmax(x[tid])
+        b = coop.block.argmax(x[tid], np.int64(5))
+        c = coop.warp.argmax(items, threads=8)
+        d = coop.warp.argmin(items)
+        e = coop.warp.argmin(x[tid], np.int64(tid))
+        f = coop.block.argmin(x[tid])
+        v[tid] = a[0] + b[0] + c[0] + d[0] + e[0] + f[0]
+        p[tid] = a[1] + b[1] + c[1] + d[1] + e[1] + f[1]
+
+    compiled = compile_kernel(kernel, (types.float16[::1], types.float16[::1], types.int64[::1]), block=(8, 4, 2))
+    assert compiled.resource_usage().get("local", 0) == 0
