@@ -152,7 +152,12 @@ def test_no_branching_on_primitive_names_outside_specs() -> None:
 def test_bind_fills_defaults_and_launch_dims() -> None:
     b = bind(Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16), (16, 8))
     assert b.block_dim == (16, 8, 1) and b.block_threads == 128
-    assert b.values["algorithm"] is BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS
+    # the default algorithm is "auto": a deterministic CUB algorithm from the measured table
+    assert b.values["algorithm"] in set(BlockReduceAlgorithm) - {
+        BlockReduceAlgorithm.BLOCK_REDUCE_WARP_REDUCTIONS_NONDETERMINISTIC
+    }
+    explicit = Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16, algorithm="raking")
+    assert bind(explicit, (16, 8)).values["algorithm"] is BlockReduceAlgorithm.BLOCK_REDUCE_RAKING
     assert (b.values["block_dim_x"], b.values["block_dim_y"], b.values["block_dim_z"]) == (16, 8, 1)
     assert b.values["dtype"] is value_type("float32")
 
