@@ -117,55 +117,55 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_left(items, minus, res)
-        coop.block.store(out, res, offset=0 * N + base)
+        coop.block.store(out, res, offset=0 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_left(items, minus, res, tile_predecessor_item=pred)
-        coop.block.store(out, res, offset=1 * N + base)
+        coop.block.store(out, res, offset=1 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_left_partial_tile(items, minus, v, res, tile_predecessor_item=pred)
-        coop.block.store(out, res, offset=2 * N + base)
+        coop.block.store(out, res, offset=2 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_right(items, "max", res, tile_successor_item=succ)
-        coop.block.store(out, res, offset=3 * N + base)
+        coop.block.store(out, res, offset=3 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_right_partial_tile(items, operator.sub, v, res)
-        coop.block.store(out, res, offset=4 * N + base)
+        coop.block.store(out, res, offset=4 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = items[i]
         coop.block.subtract_left(res, minus)  # in place
-        coop.block.store(out, res, offset=5 * N + base)
+        coop.block.store(out, res, offset=5 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_right(items, minus, res)
-        coop.block.store(out, res, offset=6 * N + base)
+        coop.block.store(out, res, offset=6 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.subtract_left_partial_tile(items, minus, v, res)
-        coop.block.store(out, res, offset=7 * N + base)
+        coop.block.store(out, res, offset=7 * N + base, algorithm="direct")
 
         # --- shuffles ------------------------------------------------------------------------------------
         for i in range(IPT):
             res[i] = poison
         coop.block.shuffle_up(items, res, block_suffix=edge)
-        coop.block.store(out, res, offset=8 * N + base)
+        coop.block.store(out, res, offset=8 * N + base, algorithm="direct")
         sc[5 * TT + g] = edge[0]
         for i in range(IPT):
             res[i] = poison
         coop.block.shuffle_down(items, res, block_prefix=edge)
-        coop.block.store(out, res, offset=9 * N + base)
+        coop.block.store(out, res, offset=9 * N + base, algorithm="direct")
         sc[6 * TT + g] = edge[0]
         for i in range(IPT):
             res[i] = items[i]
         coop.block.shuffle_up(res)  # in place: the tile's first item keeps its own value
-        coop.block.store(out, res, offset=10 * N + base)
+        coop.block.store(out, res, offset=10 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
         coop.block.shuffle_down(items, res)
-        coop.block.store(out, res, offset=11 * N + base)
+        coop.block.store(out, res, offset=11 * N + base, algorithm="direct")
         sc[0 * TT + g] = coop.block.shuffle_offset(items[0])
         sc[1 * TT + g] = coop.block.shuffle_offset(items[0], dshift)
         sc[2 * TT + g] = coop.block.shuffle_rotate(items[IPT - 1])
