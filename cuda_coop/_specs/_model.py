@@ -278,6 +278,9 @@ class Param:
     bounds: tuple[int | str, int | str] | None = None
     """For a SCALAR: the closed range a compile-time constant argument must lie in (ints or
     ``"bits(<type ref>)"``); a constant outside it is refused before compiling."""
+    at_least: str | None = None
+    """For a SCALAR: another scalar of the method it may not be below (``end_bit`` >= ``begin_bit``),
+    checked when both values are known at compile time (constants, or an omitted int default)."""
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -305,8 +308,9 @@ class Param:
         self._check_default()
 
     def _check_default(self) -> None:
-        if (self.default is not None or self.bounds is not None) and self.kind is not ArgKind.SCALAR:
-            raise ValueError(f"parameter {self.name!r}: only SCALAR parameters have a default or bounds")
+        limited = self.default is not None or self.bounds is not None or self.at_least is not None
+        if limited and self.kind is not ArgKind.SCALAR:
+            raise ValueError(f"parameter {self.name!r}: only SCALAR parameters have a default, bounds or at_least")
         for value in (self.default, *(self.bounds or ())):
             if isinstance(value, str) and not _BITS.fullmatch(value):
                 raise ValueError(f"parameter {self.name!r}: {value!r} is neither an int nor 'bits(<type ref>)'")

@@ -17,7 +17,8 @@ passes CUB maps each key to an unsigned "bit-ordered" integer of the same width 
 integers and floats the top bit is the flipped sign bit; for a negative float every bit is flipped).
 CUB runs ``ceil((end_bit - begin_bit) / radix_bits)`` passes and at least one: ``begin_bit == end_bit``
 compares nothing and leaves the tile in input order (still rearranged to ``output``);
-``begin_bit > end_bit`` is undefined in CUB (a negative digit width) and must not be passed.
+``begin_bit > end_bit`` is undefined in CUB (a negative digit width): constants are refused, runtime
+values must not be passed.
 float16/bfloat16 keys are refused for now: CUB sorts them, but their key order has no GPU test here
 yet (float16/bfloat16 values are fine).
 """
@@ -149,6 +150,7 @@ BEGIN_BIT = Param(
 )
 END_BIT = Param(
     name="end_bit", kind=ArgKind.SCALAR, type="bit_type", default="bits(dtype)", bounds=(0, "bits(dtype)"),
+    at_least="begin_bit",
     doc="One past the most significant bit compared (default: all the key's bits); an integer of the same "
     "type as ``begin_bit`` when both are given, never below ``begin_bit`` (``begin_bit == end_bit`` leaves "
     "the tile in input order).",

@@ -37,8 +37,9 @@ def radix_sort(
     After the call thread ``t`` holds the sorted positions ``t*N .. t*N+N-1`` (``output="blocked"``)
     or ``t, t + block_threads, ...`` (``output="striped"``). The bits are those of CUB's order-preserving
     form of the key (signed integers and floats have their sign bit flipped, negative floats all bits);
-    ``begin_bit``/``end_bit`` may be runtime int32 values, constants are checked against the key's width;
-    ``begin_bit == end_bit`` keeps the input order and ``begin_bit > end_bit`` is undefined in CUB.
+    ``begin_bit``/``end_bit`` may be runtime integers, constants are checked against the key's width;
+    ``begin_bit == end_bit`` keeps the input order; ``begin_bit > end_bit`` is undefined in CUB (refused when
+    both are constants).
 
     Key order: integers numerically; floats ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf < +NaN`` (a NaN by
     its sign bit; -0.0 and +0.0 tie, keep their input order and their signs). Stable, descending too.

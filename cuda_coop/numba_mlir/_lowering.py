@@ -215,12 +215,19 @@ def _bits(value: int | str, params: dict[str, Any]) -> int:
 
 def _check_bounds(cs: CallSite, name: str, p: Param, params: dict[str, Any]) -> None:
     """A compile-time constant within the spec's ``bounds`` for the bound types."""
-    if p.bounds is None or name not in cs.constants:
+    if (p.bounds is None and p.at_least is None) or name not in cs.constants:
         return
-    low, high = (_bits(b, params) for b in p.bounds)
+    low, high = (_bits(b, params) for b in p.bounds or (0, 2**63 - 1))
     value = cs.constants[name]
     if not low <= value <= high:
         raise cs.error(f"{name}={value!r} is out of range; it must be between {low} and {high}")
+    other = cs.primitive.param(p.at_least) if p.at_least else None
+    if other is None:
+        return
+    floor = cs.constants.get(other.name) if other.name in cs.runtime else other.public_default
+    if floor is not None and value < floor:
+        given = "" if other.name in cs.runtime else " (its default)"
+        raise cs.error(f"{name}={value!r} is below {other.name}={floor!r}{given}; it must be at least {other.name}")
 
 
 def _check_count(cs: CallSite, name: str, ty: Any) -> None:

@@ -345,6 +345,13 @@ def runtime_descending(x, y):
 
 
 @cuda.jit
+def reversed_bit_range(x, y):
+    keys = cuda.local.array(2, np.uint32)
+    keys[0] = x[0]
+    coop.block.radix_sort(keys, begin_bit=8, end_bit=4)
+
+
+@cuda.jit
 def float_end_bit(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
@@ -432,6 +439,7 @@ U32, I64 = types.uint32[::1], types.int64[::1]
         (values_of_another_extent, (U32, I64), r"values= has 3 items but .*items_per_thread has 2"),
         (zero_radix_bits, (U32, I64), r"radix_bits must be a positive compile-time integer, got 0"),
         (runtime_descending, (U32, I64), r"descending= must be a compile-time constant"),
+        (reversed_bit_range, (U32, I64), r"end_bit=4 is below begin_bit=8; it must be at least begin_bit"),
         (float_end_bit, (U32, I64), r"end_bit= holds float64; it must hold signed integer or unsigned integer values"),
         (bad_output, (U32, I64), r"output=.*warp_striped"),
         (float_indices, (U32, I64), r"indices= holds float32; it must hold signed integer or unsigned integer"),
