@@ -11,6 +11,8 @@ Call sites are kept in ``_sites`` until their kernel's provider has produced its
 
 from __future__ import annotations
 
+import logging
+import time
 import types as pytypes
 from typing import Any
 
@@ -27,6 +29,7 @@ from ._sites import ArrayOrigin, CallSite, KernelPlan
 from ._uniformity import check_uniform_calls, rewrite_uniform_calls
 
 MAX_BLOCK_THREADS = 1024
+_log = logging.getLogger("cuda.coop")
 _MISSING: Any = object()
 
 
@@ -210,6 +213,14 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
     """Rewrites cuda-coop calls; registered once when cuda.coop.numba_mlir activates."""
 
     def run(self) -> bool:
+        start = time.perf_counter()
+        changed = self._rewrite()
+        if changed:
+            name = getattr(self.state.func_ir.func_id, "func_qualname", "?")
+            _log.debug("cuda.coop: planned %s in %.3f s", name, time.perf_counter() - start)
+        return changed
+
+    def _rewrite(self) -> bool:
         func_ir = self.state.func_ir
         found = []
         for block in func_ir.blocks.values():
