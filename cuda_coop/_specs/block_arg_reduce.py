@@ -15,7 +15,7 @@ from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, Temp
 from ._registry import register_primitive
 from .block_reduce import BlockReduceAlgorithm
 
-__all__ = ["ARG_ORDERED", "ARG_SUPPORT", "BLOCK_ARG_REDUCE", "arg_methods"]
+__all__ = ["ARG_ORDERED", "ARG_SUPPORT", "BLOCK_ARG_REDUCE", "arg_class_parts", "arg_methods"]
 
 ARG_SUPPORT = r"""
 #ifndef CUDA_COOP_ARG_PAIR_DEFINED
@@ -52,6 +52,73 @@ struct ArgBetter
 #endif
 """
 
+
+def arg_class_parts(rank: str) -> tuple[str, str]:
+    """The C++ shared by the block and warp arg-reduce classes, for a thread whose rank is ``rank``: their
+    private members (storage, rank, pair reduction, tile scan), then their public ArgMax/ArgMin."""
+    return _MEMBERS.replace("RANK", rank), _METHODS.replace("RANK", rank)
+
+
+_MEMBERS = r"""
+public:
+  using TempStorage = typename ReduceT::TempStorage;
+
+private:
+  TempStorage& temp_storage;
+  int RANK;
+
+  template <bool Max>
+  __device__ __forceinline__ void Finish(Pair p, T& value, long long& index)
+  {
+    p     = ReduceT(temp_storage).Reduce(p, ArgBetter<Max>{});
+    value = p.value;
+    index = p.index;
+  }
+
+  template <bool Max, int N>
+  __device__ __forceinline__ void Tile(T (&items)[N], T& value, long long& index)
+  {
+    Pair p{items[0], static_cast<long long>(RANK) * N};
+#pragma unroll
+    for (int i = 1; i < N; ++i)
+    {
+      p = ArgBetter<Max>{}(p, Pair{items[i], static_cast<long long>(RANK) * N + i});
+    }
+    Finish<Max>(p, value, index);
+  }
+"""
+_METHODS = r"""  __device__ __forceinline__ void ArgMax(T x, T& value, long long& index)
+  {
+    Finish<true>(Pair{x, RANK}, value, index);
+  }
+  __device__ __forceinline__ void ArgMax(T x, long long position, T& value, long long& index)
+  {
+    Finish<true>(Pair{x, position}, value, index);
+  }
+  template <int N>
+  __device__ __forceinline__ void ArgMax(T (&items)[N], T& value, long long& index)
+  {
+    Tile<true>(items, value, index);
+  }
+  __device__ __forceinline__ void ArgMin(T x, T& value, long long& index)
+  {
+    Finish<false>(Pair{x, RANK}, value, index);
+  }
+  __device__ __forceinline__ void ArgMin(T x, long long position, T& value, long long& index)
+  {
+    Finish<false>(Pair{x, position}, value, index);
+  }
+  template <int N>
+  __device__ __forceinline__ void ArgMin(T (&items)[N], T& value, long long& index)
+  {
+    Tile<false>(items, value, index);
+  }
+};
+} // namespace cuda_coop
+"""
+
+_BLOCK_MEMBERS, _BLOCK_METHODS = arg_class_parts("linear_tid")
+
 _SUPPORT = (
     ARG_SUPPORT
     + r"""
@@ -66,69 +133,17 @@ class BlockArgReduce
 {
   using Pair    = ArgPair<T>;
   using ReduceT = cub::BlockReduce<Pair, BlockDimX, Algorithm, BlockDimY, BlockDimZ>;
-
-public:
-  using TempStorage = typename ReduceT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-  int linear_tid;
-
-  template <bool Max>
-  __device__ __forceinline__ void Finish(Pair p, T& value, long long& index)
-  {
-    p     = ReduceT(temp_storage).Reduce(p, ArgBetter<Max>{});
-    value = p.value;
-    index = p.index;
-  }
-
-  template <bool Max, int N>
-  __device__ __forceinline__ void Tile(T (&items)[N], T& value, long long& index)
-  {
-    Pair p{items[0], static_cast<long long>(linear_tid) * N};
-#pragma unroll
-    for (int i = 1; i < N; ++i)
-    {
-      p = ArgBetter<Max>{}(p, Pair{items[i], static_cast<long long>(linear_tid) * N + i});
-    }
-    Finish<Max>(p, value, index);
-  }
-
+"""
+    + _BLOCK_MEMBERS
+    + r"""
 public:
   __device__ __forceinline__ explicit BlockArgReduce(TempStorage& temp_storage)
       : temp_storage(temp_storage)
       , linear_tid(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ))
   {}
 
-  __device__ __forceinline__ void ArgMax(T x, T& value, long long& index)
-  {
-    Finish<true>(Pair{x, linear_tid}, value, index);
-  }
-  __device__ __forceinline__ void ArgMax(T x, long long position, T& value, long long& index)
-  {
-    Finish<true>(Pair{x, position}, value, index);
-  }
-  template <int N>
-  __device__ __forceinline__ void ArgMax(T (&items)[N], T& value, long long& index)
-  {
-    Tile<true>(items, value, index);
-  }
-  __device__ __forceinline__ void ArgMin(T x, T& value, long long& index)
-  {
-    Finish<false>(Pair{x, linear_tid}, value, index);
-  }
-  __device__ __forceinline__ void ArgMin(T x, long long position, T& value, long long& index)
-  {
-    Finish<false>(Pair{x, position}, value, index);
-  }
-  template <int N>
-  __device__ __forceinline__ void ArgMin(T (&items)[N], T& value, long long& index)
-  {
-    Tile<false>(items, value, index);
-  }
-};
-} // namespace cuda_coop
 """
+    + _BLOCK_METHODS
 )
 
 ARG_ORDERED = TemplateParam(

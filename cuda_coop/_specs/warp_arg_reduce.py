@@ -11,10 +11,11 @@ from __future__ import annotations
 from ._common import LOGICAL_WARP_CONSTRAINT, THREADS
 from ._model import PrimitiveSpec, Scope
 from ._registry import register_primitive
-from .block_arg_reduce import ARG_ORDERED, ARG_SUPPORT, arg_methods
+from .block_arg_reduce import ARG_ORDERED, ARG_SUPPORT, arg_class_parts, arg_methods
 
 __all__ = ["WARP_ARG_REDUCE"]
 
+_MEMBERS, _METHODS = arg_class_parts("lane")
 _SUPPORT = (
     ARG_SUPPORT
     + r"""
@@ -25,69 +26,17 @@ class WarpArgReduce
 {
   using Pair    = ArgPair<T>;
   using ReduceT = cub::WarpReduce<Pair, LogicalWarpThreads>;
-
-public:
-  using TempStorage = typename ReduceT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-  int lane;
-
-  template <bool Max>
-  __device__ __forceinline__ void Finish(Pair p, T& value, long long& index)
-  {
-    p     = ReduceT(temp_storage).Reduce(p, ArgBetter<Max>{});
-    value = p.value;
-    index = p.index;
-  }
-
-  template <bool Max, int N>
-  __device__ __forceinline__ void Tile(T (&items)[N], T& value, long long& index)
-  {
-    Pair p{items[0], static_cast<long long>(lane) * N};
-#pragma unroll
-    for (int i = 1; i < N; ++i)
-    {
-      p = ArgBetter<Max>{}(p, Pair{items[i], static_cast<long long>(lane) * N + i});
-    }
-    Finish<Max>(p, value, index);
-  }
-
+"""
+    + _MEMBERS
+    + r"""
 public:
   __device__ __forceinline__ explicit WarpArgReduce(TempStorage& temp_storage)
       : temp_storage(temp_storage)
       , lane(static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % LogicalWarpThreads)
   {}
 
-  __device__ __forceinline__ void ArgMax(T x, T& value, long long& index)
-  {
-    Finish<true>(Pair{x, lane}, value, index);
-  }
-  __device__ __forceinline__ void ArgMax(T x, long long position, T& value, long long& index)
-  {
-    Finish<true>(Pair{x, position}, value, index);
-  }
-  template <int N>
-  __device__ __forceinline__ void ArgMax(T (&items)[N], T& value, long long& index)
-  {
-    Tile<true>(items, value, index);
-  }
-  __device__ __forceinline__ void ArgMin(T x, T& value, long long& index)
-  {
-    Finish<false>(Pair{x, lane}, value, index);
-  }
-  __device__ __forceinline__ void ArgMin(T x, long long position, T& value, long long& index)
-  {
-    Finish<false>(Pair{x, position}, value, index);
-  }
-  template <int N>
-  __device__ __forceinline__ void ArgMin(T (&items)[N], T& value, long long& index)
-  {
-    Tile<false>(items, value, index);
-  }
-};
-} // namespace cuda_coop
 """
+    + _METHODS
 )
 
 WARP_ARG_REDUCE = register_primitive(
