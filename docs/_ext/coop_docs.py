@@ -36,7 +36,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import coop_families
-from coop_sources import CMAKE_FILES, PACKAGE_DIR, REPO, Example, cmake_cache_variables, find_examples
+from coop_sources import (
+    CMAKE_FILES,
+    PACKAGE_DIR,
+    REPO,
+    Example,
+    cmake_cache_variables,
+    find_examples,
+    recorded_output,
+    recording,
+)
 from docutils import nodes
 from docutils.parsers.rst import DirectiveError, directives
 from docutils.statemachine import StringList
@@ -139,13 +148,26 @@ class Examples(_GeneratedRst):
             raise self.error(str(exc)) from None
         if not examples:
             return ["No examples have been added to ``examples/`` yet."]
+        try:
+            recorded = recording()
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
         out: list[str] = []
-        for ex in examples:
-            title = f"{ex.id}"
+        for path in sorted({ex.path for ex in examples}):
+            here = [ex for ex in examples if ex.path == path]
+            title = f"{path.stem}"
             out += [title, "-" * len(title), ""]
-            if ex.summary:
-                out += [_rst_text(ex.summary), ""]
-            out += _include(ex)
+            if here[0].summary:
+                out += [_rst_text(here[0].summary), ""]
+            for ex in here:
+                out += _include(ex)
+            self.env.note_dependency(str(path))
+            printed = recorded_output(path)
+            if printed is None:
+                raise self.error(f"{path.name} has no recorded output in docs/example_output/ (run the GPU tier's "
+                                 "example test with CUDA_COOP_RECORD_EXAMPLES=<folder> and copy it there)")
+            out += [f"Output on an {recorded.device} ({recorded.date}):", "", ".. code-block:: text", ""]
+            out += [f"   {line}" for line in printed.strip().splitlines()] + [""]
         return out
 
 

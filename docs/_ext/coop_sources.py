@@ -5,12 +5,15 @@ Used by the ``coop_docs`` Sphinx extension and by ``tests/unit/test_docs_config.
 - :func:`cmake_cache_variables`: every ``CUDA_COOP_*`` cache variable (``option(...)`` or
   ``set(... CACHE ...)``) in CMakeLists.txt and cmake/*.cmake;
 - :func:`find_examples`: every example in examples/*.py, between ``# example-begin <id>`` and
-  ``# example-end <id>`` marker lines.
+  ``# example-end <id>`` marker lines;
+- :func:`recorded_output`: what an example printed when it last ran on a GPU (docs/example_output/,
+  written by the GPU tier's example test with ``CUDA_COOP_RECORD_EXAMPLES=<folder>``).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +21,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = REPO / "cuda_coop"
 EXAMPLES_DIR = REPO / "examples"
+EXAMPLE_OUTPUT_DIR = REPO / "docs" / "example_output"
+RECORDING = "recorded.json"
+"""The file in :data:`EXAMPLE_OUTPUT_DIR` that says where and when the outputs were recorded."""
 CMAKE_FILES = (REPO / "CMakeLists.txt", *sorted((REPO / "cmake").glob("*.cmake")))
 
 
@@ -96,3 +102,37 @@ def find_examples(directory: Path = EXAMPLES_DIR) -> list[Example]:
         if open_ids:
             raise ValueError(f"{path}: example(s) {', '.join(open_ids)} never end (no # example-end)")
     return examples
+
+
+# --- recorded example output ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recording:
+    device: str
+    date: str
+
+
+def recorded_output(script: Path, directory: Path = EXAMPLE_OUTPUT_DIR) -> str | None:
+    """What ``script`` printed in the recorded GPU run (``<stem>.txt``), or None if it was not recorded."""
+    path = directory / f"{script.stem}.txt"
+    return path.read_text() if path.is_file() else None
+
+
+def recording(directory: Path = EXAMPLE_OUTPUT_DIR) -> Recording:
+    """Where and when the outputs in ``directory`` were recorded; ValueError when that is not written down."""
+    path = directory / RECORDING
+    try:
+        data = json.loads(path.read_text())
+        return Recording(device=str(data["device"]), date=str(data["date"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: needs {{\"device\": ..., \"date\": ...}} ({exc})") from None
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def output_shape(text: str) -> list[str]:
+    """The lines of an example's output with every number masked: what must not change between runs
+    (the checks' names and verdicts), while drawn sizes and error figures may."""
+    return [_NUMBER.sub("#", line.rstrip()) for line in text.strip().splitlines()]

@@ -149,6 +149,29 @@ def test_every_example_file_is_shown_in_the_docs() -> None:
     assert not missing, f"the docs do not show these (mark them: # example-begin <id> ... end <id>): {missing}"
 
 
+def test_every_example_has_recorded_gpu_output() -> None:
+    """The examples page shows what each example printed on a GPU: a recorded run that passed, for every
+    example file, and no output of an example that is gone. (tests/gpu/test_examples.py checks that the
+    examples still print it.)"""
+    scripts = sorted(coop_sources.EXAMPLES_DIR.glob("*.py"))
+    recorded = coop_sources.recording()
+    assert recorded.device and recorded.date
+    for script in scripts:
+        printed = coop_sources.recorded_output(script)
+        assert printed is not None, f"{script.name}: no docs/example_output/{script.stem}.txt"
+        assert printed.strip().splitlines()[-1] == "PASS", f"{script.name}: the recorded run did not pass"
+    stems = {p.stem for p in scripts}
+    stale = [p.name for p in coop_sources.EXAMPLE_OUTPUT_DIR.glob("*.txt") if p.stem not in stems]
+    assert not stale, f"recorded output of examples that no longer exist: {stale}"
+
+
+def test_output_shape_masks_numbers_but_not_verdicts() -> None:
+    shape = coop_sources.output_shape
+    assert shape("scan of 12 int64: ok\nPASS\n") == shape("scan of 345 int64: ok\nPASS")
+    assert shape("max |error| 1.2e-07\n") == shape("max |error| 3.50e-06")
+    assert shape("scan: ok\nPASS") != shape("scan: WRONG\nFAIL")
+
+
 def test_an_unmarked_example_is_caught(tmp_path: Path) -> None:
     (tmp_path / "shown.py").write_text("# example-begin a\nx = 1\n# example-end a\n")
     (tmp_path / "hidden.py").write_text("x = 1\n")
