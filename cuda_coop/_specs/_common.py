@@ -81,14 +81,16 @@ BLOCK_DIMS = (_dim("x", False), _dim("y", True), _dim("z", True))
 """BlockDimX, BlockDimY, BlockDimZ: inferred from the launch's block shape."""
 
 
-def scalar(name: str, type_: str = "dtype", doc: str = "") -> Param:
-    return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc)
+def scalar(name: str, type_: str = "dtype", doc: str = "", *, uniform: bool = False) -> Param:
+    return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc, uniform=uniform)
 
 
 def count(limit: str, doc: str) -> Param:
     """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``:
     ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``)."""
-    return Param(name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, doc=doc)  # type: ignore[arg-type]
+    return Param(
+        name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, uniform=True, doc=doc  # type: ignore[arg-type]
+    )
 
 
 def array(
@@ -154,7 +156,7 @@ def reduce_overloads(*ops: Param, limit: str, valid_doc: str) -> tuple[Overload,
     )
 
 
-_INIT = scalar("initial_value", doc="Seed of the scan (applied by the first thread).")
+_INIT = scalar("initial_value", doc="Seed of the scan (applied by the first thread).", uniform=True)
 
 
 def scan_overloads(
@@ -201,6 +203,7 @@ def _pointer(name: str, tile: str, *, const: bool) -> Param:
         type="dtype",
         const=const,
         offset="offset",
+        uniform=True,
         doc=f"A 1-D C-contiguous device array; {tile} starts at ``{name}[offset]``.",
     )
 
@@ -211,7 +214,7 @@ def load_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
     ``tile`` names what ``src[offset]`` starts (``"the tile"``, ``"the logical warp's tile"``).
     """
     src, items, valid = _pointer("src", tile, const=True), out_array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
-    default = scalar("oob_default", doc="Value given to the items past ``valid_items``.")
+    default = scalar("oob_default", doc="Value given to the items past ``valid_items``.", uniform=True)
     return (
         Overload(name="full", params=(src, items)),
         Overload(name="guarded", params=(src, items, valid), tparams=(COUNT_TYPE,)),

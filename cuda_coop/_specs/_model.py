@@ -281,6 +281,12 @@ class Param:
     at_least: str | None = None
     """For a SCALAR: another scalar of the method it may not be below (``end_bit`` >= ``begin_bit``),
     checked when both values are known at compile time (constants, or an omitted int default)."""
+    uniform: bool = False
+    """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
+    (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
+    block (block scope) or every lane of the logical warp (warp scope); for a POINTER, the array and its
+    ``offset`` keyword. A thread-dependent argument is refused at compile time (``numba_mlir/_uniformity``),
+    and the generated docs of the parameter say so."""
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -292,6 +298,8 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only array OUTPUT parameters can default to an input")
         if (self.state is not None) != (self.kind is ArgKind.CALLBACK):
             raise ValueError(f"parameter {self.name!r}: state= is required for CALLBACK parameters only")
+        if self.uniform and self.kind not in (ArgKind.SCALAR, ArgKind.POINTER):
+            raise ValueError(f"parameter {self.name!r}: only SCALAR and POINTER parameters are uniform")
         if self.count_limit is not None and self.kind is not ArgKind.SCALAR:
             raise ValueError(f"parameter {self.name!r}: only SCALAR parameters are counts")
         callable_kind = self.kind in (ArgKind.OPERATOR, ArgKind.CALLBACK)

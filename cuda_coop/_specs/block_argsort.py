@@ -118,7 +118,7 @@ _INDICES = array(
     "positions (blocked: ``t*N + i``) of this thread's sorted keys.",
 )
 _BASE = Param(
-    name="base", kind=ArgKind.SCALAR, type="int64", default=0,
+    name="base", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
     doc="Added to every tile position (e.g. ``cuda.blockIdx.x * tile`` for positions in the whole array); an "
     "int64 value.",
 )

@@ -79,6 +79,7 @@ _SAMPLES = array(
 _COUNTERS = Param(
     name="counters",
     kind=ArgKind.POINTER,
+    uniform=True,
     type="counter_type",
     doc="A 1-D C-contiguous array of at least ``bins`` integer counters, in shared memory "
     "(``cuda.shared.array``) or in global memory owned by this block alone (CUB updates counters with "

@@ -92,6 +92,7 @@ _RELATIVE = array(
 _WINDOW = scalar(
     "window_offset",
     "decoded_offset_type",
+    uniform=True,
     doc="Position in the decoded sequence where the window starts (default 0): 0, then steps of "
     "block_threads * decoded_items_per_thread; it must not exceed the total size.",
 )

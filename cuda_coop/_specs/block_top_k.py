@@ -131,14 +131,14 @@ _VALUES = array(
     doc="This thread's values (a ``cuda.local.array(N, <type>)`` of any dtype; not changed); needs ``out_values``.",
 )
 _K = Param(
-    name="k", kind=ArgKind.SCALAR, type="count_type", count_limit="tile",
+    name="k", kind=ArgKind.SCALAR, type="count_type", count_limit="tile", uniform=True,
     doc="How many keys to write: an integer of any type, clamped to [0, tile]; runtime values are fine.",
 )
 
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_,
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True,
         doc=f"A 1-D C-contiguous array (global or shared) receiving the top {what} at ``[offset, offset + k)``.",
     )
 
@@ -146,7 +146,7 @@ def _out(name: str, type_: str, what: str) -> Param:
 _OUT_KEYS = _out("out_keys", "dtype", "keys")
 _OUT_VALUES = _out("out_values", "value_type", "keys' values")
 _OFFSET = Param(
-    name="offset", kind=ArgKind.SCALAR, type="int64", default=0,
+    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
     doc="Index of the first output element in ``out_keys``/``out_values`` (e.g. ``cuda.blockIdx.x * k``); an "
     "int64 value.",
 )

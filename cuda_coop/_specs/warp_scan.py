@@ -9,7 +9,7 @@ from ._registry import register_primitive
 __all__ = ["WARP_SCAN"]
 
 _INPUT = scalar("x", doc="This thread's input item.")
-_INIT = scalar("initial_value", doc="Seed of the scan.")
+_INIT = scalar("initial_value", doc="Seed of the scan.", uniform=True)
 _AGGREGATE = aggregate(
     "warp_aggregate", "A ``cuda.local.array(1, dtype)`` that receives the logical warp's total, in every lane."
 )
@@ -69,7 +69,7 @@ WARP_SCAN = register_primitive(
             Method(
                 name="broadcast",
                 returns="dtype",
-                overloads=(Overload(name="scalar", params=(_INPUT, scalar("src_lane", "uint32"))),),
+                overloads=(Overload(name="scalar", params=(_INPUT, scalar("src_lane", "uint32", uniform=True))),),
                 doc="Every lane receives ``x`` of lane ``src_lane`` of its logical warp.",
             ),
         ),
