@@ -95,8 +95,10 @@ _PRIMITIVES: dict[str, Primitive] = {}
 
 
 def _tparams(spec: PrimitiveSpec, method: Method) -> Iterator[TemplateParam]:
-    seen: set[str] = set()
-    for tp in (*spec.tparams, *(t for ov in method.overloads for t in ov.tparams)):
+    # an overload's template parameter replaces the class's of the same name, as in ``bind``
+    local = [t for ov in method.overloads for t in ov.tparams]
+    seen: set[str] = {t.name for t in local if not t.public}
+    for tp in (*spec.tparams, *local):
         if tp.name not in seen and tp.public and not tp.inferred and tp.kind is not TParamKind.TYPE:
             seen.add(tp.name)
             yield tp
@@ -207,8 +209,9 @@ def generated_doc(prim: Primitive) -> str:
             docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
     for tp in _tparams(spec, method):
         docs.setdefault(tp.name, tp.doc)
-    if spec.algorithm is not None:
-        tp = next(tp for tp in spec.tparams if tp.enum is spec.algorithm)
+    algo = next((t for t in spec.tparams if t.enum is not None and t.enum is spec.algorithm), None)
+    if spec.algorithm is not None and algo is not None and algo.name in prim.signature.parameters:
+        tp = algo  # a method may fix the algorithm (histogram_init): no such paragraph then
         cub = " (CUB's default)" if tp.auto is not None else " (default)"
         names = ", ".join(f'``"{m.short_name}"``' + (cub if m is tp.default else "") for m in spec.algorithm)
         if tp.auto is not None:

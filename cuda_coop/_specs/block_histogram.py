@@ -92,9 +92,11 @@ _MAX_SHARED = 48 * 1024
 
 
 def _atomic_counter_ok(b: Binding) -> bool:
+    counter = b.values.get("counter_type")  # histogram_init adds nothing: it has no counter_type
     return (
         b.values["algorithm"] is not BlockHistogramAlgorithm.BLOCK_HISTO_ATOMIC
-        or b.values["counter_type"].name in _ATOMIC_COUNTERS
+        or counter is None
+        or counter.name in _ATOMIC_COUNTERS
     )
 
 
@@ -113,6 +115,40 @@ def _overloads() -> tuple[Overload, ...]:
     return (Overload(name="array", params=(_SAMPLES, _COUNTERS), tparams=(COUNTER_TYPE,)),)
 
 
+_INIT_COUNTERS = Param(
+    name="counters",
+    kind=ArgKind.POINTER,
+    type="dtype",
+    doc="A 1-D C-contiguous array of at least ``bins`` integer counters (shared memory, or global memory owned "
+    "by this block alone); its first ``bins`` counters are set to zero, the rest are left alone.",
+)
+_INIT_ITEMS = TemplateParam(
+    name="items_per_thread",
+    cpp="ItemsPerThread",
+    kind=TParamKind.INT,
+    optional=True,
+    default=1,
+    public=False,
+    doc="Samples per thread: no part of zeroing the counters, so always 1.",
+)
+_INIT_ALGORITHM = TemplateParam(
+    name="algorithm",
+    cpp="Algorithm",
+    kind=TParamKind.ENUM,
+    enum=BlockHistogramAlgorithm,
+    optional=True,
+    default=BlockHistogramAlgorithm.BLOCK_HISTO_ATOMIC,
+    public=False,
+    doc="No part of zeroing the counters: always ``\"atomic\"``, whose storage is empty (no shared memory, "
+    "no barrier before the call).",
+)
+
+
+def _init_overloads() -> tuple[Overload, ...]:
+    """InitHistogram: the class's sample type is the counters' (only ``bins`` and the block shape matter)."""
+    return (Overload(name="init", params=(_INIT_COUNTERS,), tparams=(_INIT_ITEMS, _INIT_ALGORITHM)),)
+
+
 BLOCK_HISTOGRAM = register_primitive(
     PrimitiveSpec(
         name="block_histogram",
@@ -122,6 +158,13 @@ BLOCK_HISTOGRAM = register_primitive(
         tparams=(SAMPLE_TYPE, BLOCK_DIMS[0], ITEMS_PER_THREAD, BINS, ALGORITHM, BLOCK_DIMS[1], BLOCK_DIMS[2]),
         algorithm=BlockHistogramAlgorithm,
         methods=(
+            Method(
+                name="histogram_init",
+                cpp="InitHistogram",
+                overloads=_init_overloads(),
+                doc="Zero the first ``bins`` counters (each thread a strided share), with no barrier before or "
+                "after: call ``cuda.syncthreads()`` before the block adds to them (``histogram_composite``).",
+            ),
             Method(
                 name="histogram",
                 cpp="Histogram",
@@ -149,8 +192,12 @@ BLOCK_HISTOGRAM = register_primitive(
             ),
         ),
         doc="Block-wide histogram (``cub::BlockHistogram``) of integer samples into shared- or global-memory "
-        "counters. Counters are updated without a final barrier: call ``cuda.syncthreads()`` before other "
-        "threads read them.",
+        "counters, with CUB's three members: ``histogram`` (``Histogram``: zero the counters, barrier, count one "
+        "tile), ``histogram_init`` (``InitHistogram``: zero them only) and ``histogram_composite`` (``Composite``: "
+        "add a tile to the counts already there). To count many tiles into the same counters, zero them once "
+        "with ``histogram_init`` (or count the first tile with ``histogram``), call ``cuda.syncthreads()``, then "
+        "add each tile with ``histogram_composite``; a loop of ``histogram`` calls would keep only the last tile. "
+        "Counters are updated without a final barrier: call ``cuda.syncthreads()`` before other threads read them.",
         example="block_histogram",
     )
 )

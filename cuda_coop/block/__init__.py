@@ -19,6 +19,7 @@ from ._exchange import striped_to_blocked as striped_to_blocked
 from ._exchange import warp_striped_to_blocked as warp_striped_to_blocked
 from ._histogram import histogram as histogram
 from ._histogram import histogram_composite as histogram_composite
+from ._histogram import histogram_init as histogram_init
 from ._merge_sort import merge_sort as merge_sort
 from ._primitives import exclusive_scan as exclusive_scan
 from ._primitives import exclusive_sum as exclusive_sum
@@ -51,6 +52,7 @@ __all__ = [
     "flag_tails",
     "histogram",
     "histogram_composite",
+    "histogram_init",
     "inclusive_scan",
     "inclusive_sum",
     "load",

@@ -6,7 +6,7 @@ from typing import Any
 
 from .._dsl._primitive import primitive
 
-__all__ = ["histogram", "histogram_composite"]
+__all__ = ["histogram", "histogram_composite", "histogram_init"]
 
 
 @primitive("block_histogram", "histogram", module="block")
@@ -31,4 +31,15 @@ def histogram_composite(
 
     The counters must have been initialised, and that initialisation made visible to the block
     (``cuda.syncthreads()``), before the call. As for :func:`histogram`, synchronise before reading them.
+    """
+
+
+@primitive("block_histogram", "histogram_init", module="block")
+def histogram_init(counters: Any, *, bins: int) -> None:
+    """Set ``counters[0:bins]`` to zero, each thread of the block a strided share (CUB's ``InitHistogram``).
+
+    Call it with every thread of the block, then ``cuda.syncthreads()`` before the block adds to the counters
+    with :func:`histogram_composite` (there is no barrier at either end). Counters past ``bins`` are left alone.
+    It zeroes the counters for a series of tiles: ``histogram_init``, ``cuda.syncthreads()``, then one
+    ``histogram_composite`` per tile, also when the series may be empty.
     """

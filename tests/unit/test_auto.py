@@ -286,6 +286,9 @@ def test_every_auto_primitive_defaults_to_auto() -> None:
     for prim in stubs:
         module, name = prim.name.split(".")
         stub = getattr(getattr(coop, module), name)
+        if prim.name == "block.histogram_init":  # zeroing the counters involves no algorithm: none to choose
+            assert "algorithm" not in inspect.signature(stub).parameters and "auto" not in (stub.__doc__ or "")
+            continue
         assert inspect.signature(stub).parameters["algorithm"].default == "auto", prim.name
         assert '``"auto"`` (default)' in (stub.__doc__ or "") and "(CUB's default)" in (stub.__doc__ or "")
 

@@ -60,8 +60,12 @@ def test_template_parameters_in_cubs_order() -> None:
         ("block_dim_z", "BlockDimZ"),
     ]
     assert spec.header == "cub/block/block_histogram.cuh" and spec.example == "block_histogram"
-    assert [(m.name, m.cpp) for m in spec.methods] == [("histogram", "Histogram"), ("histogram_composite", "Composite")]
-    for method in spec.methods:
+    assert [(m.name, m.cpp) for m in spec.methods] == [
+        ("histogram_init", "InitHistogram"), ("histogram", "Histogram"), ("histogram_composite", "Composite")
+    ]
+    (init,) = spec.method("histogram_init").overloads
+    assert [(p.name, p.kind, p.type) for p in init.params] == [("counters", ArgKind.POINTER, "dtype")]
+    for method in spec.methods[1:]:
         (overload,) = method.overloads
         kinds = [(p.name, p.kind) for p in overload.params]
         assert kinds == [("samples", ArgKind.ARRAY), ("counters", ArgKind.POINTER)]
@@ -183,3 +187,40 @@ def test_public_signatures(name: str) -> None:
 def test_host_call_is_a_usage_error(name: str) -> None:
     with pytest.raises(UsageError, match=rf"coop\.block\.{name}\(\) was called on the host"):
         getattr(coop.block, name)(None, None, bins=4)
+
+
+# --- histogram_init ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counter_type", ["int8", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_init_renders_and_needs_no_storage(counter_type: str) -> None:
+    """InitHistogram depends on the counters, bins and block only: the class is fixed at one sample of the
+    counters' type and ``"atomic"``, whose storage is empty (no shared memory, no leading barrier), for every
+    counter type (the atomic-counter rule is about adding, which init does not do)."""
+    b = bind(Request("block_histogram", "histogram_init", "init", dtype=counter_type, bins=300), (16, 8))
+    assert b.values["algorithm"] is BlockHistogramAlgorithm.BLOCK_HISTO_ATOMIC and b.values["items_per_thread"] == 1
+    text = _render([Request("block_histogram", "histogram_init", "init", dtype=counter_type, bins=300)], (16, 8))
+    cpp = b.values["dtype"].cpp
+    assert f"cub::BlockHistogram<{cpp}, 16, 1, 300, cub::BLOCK_HISTO_ATOMIC, 8, 1>;" in text
+    assert ".InitHistogram(counters);" in text and f"({cpp}* counters)" in text
+
+
+def test_init_takes_no_algorithm_or_samples() -> None:
+    with pytest.raises(SpecError, match=r"\(init\) has no parameter 'counter_type'"):
+        bind(Request("block_histogram", "histogram_init", "init", dtype="uint32", bins=16, counter_type="uint32"),
+             (128,))
+    empty = inspect.Parameter.empty
+    assert _parameters(coop.block.histogram_init) == [
+        ("counters", "POSITIONAL_OR_KEYWORD", empty), ("bins", "KEYWORD_ONLY", empty)
+    ]
+    doc = coop.block.histogram_init.__doc__ or ""
+    assert "InitHistogram" in doc and "cuda.syncthreads()" in doc and "histogram_composite" in doc
+    assert "algorithm" not in doc
+    with pytest.raises(UsageError, match=r"coop\.block\.histogram_init\(\) was called on the host"):
+        coop.block.histogram_init(None, bins=4)
+
+
+@pytest.mark.parametrize("value", ["float32", "bool"])
+def test_init_refuses_non_integer_counters(value: str) -> None:
+    with pytest.raises(SpecError, match=rf"dtype must be of kind int or uint, got {value}"):
+        bind(Request("block_histogram", "histogram_init", "init", dtype=value, bins=16), (128,))

@@ -40,7 +40,7 @@ def test_stub_matches_its_spec(prim) -> None:
         assert param.default == expected[name] or param.default is expected[name], name
     doc = stub.__doc__ or ""
     assert generated_doc(prim) in doc
-    if prim.spec.algorithm is not None:
+    if prim.spec.algorithm is not None and "algorithm" in sig.parameters:  # histogram_init fixes it
         for member in prim.spec.algorithm:
             assert f'"{member.short_name}"' in doc, member
         default = sig.parameters["algorithm"].default
