@@ -118,6 +118,7 @@ def _overloads() -> tuple[Overload, ...]:
 _INIT_COUNTERS = Param(
     name="counters",
     kind=ArgKind.POINTER,
+    uniform=True,
     type="dtype",
     doc="A 1-D C-contiguous array of at least ``bins`` integer counters (shared memory, or global memory owned "
     "by this block alone); its first ``bins`` counters are set to zero, the rest are left alone.",
