@@ -166,6 +166,8 @@ class Provider:
                 data = self._compile(digest)
                 cache.put(digest, data)
                 self.origin = "nvrtc"
+                # From the start of the lookup, as the hit line: rendering, key, NVRTC and the cache write.
+                _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], time.perf_counter() - start)
             self._ltoir = data
             return data
 
@@ -188,7 +190,6 @@ class Provider:
                 options=options,
             )
         dump_source(self.source, self.backend, digest)
-        _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], result.seconds)
         return result.ltoir
 
     def __repr__(self) -> str:

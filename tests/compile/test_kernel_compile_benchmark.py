@@ -1,0 +1,111 @@
+"""benchmarks/kernel_compile.py: its parsing of the ``cuda.coop`` log lines, and one compile-only run (no GPU)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "benchmarks" / "kernel_compile.py"
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("cuda_coop_kernel_compile_benchmark", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_parse_lines_reads_the_planner_provider_nvrtc_and_pch_lines() -> None:
+    bench = _bench()
+    lines = [
+        (10.0, "cuda.coop: planned _kernels.<locals>.sum_i32 in 0.125 s"),
+        (11.0, "cuda.coop: NVRTC cuda_coop_0123456789abcdef.cu in 0.750 s (pch=True): -arch=sm_90 -rdc=true"),
+        (11.5, "cuda.coop: provider 0123456789abcdef: compiled in 1.000 s"),
+        (12.0, "cuda.coop: provider fedcba9876543210: cache hit in 0.040 s"),
+        (12.5, "cuda.coop: precompiled header /tmp/cuda-coop-pch-x/k.pch ready: ok=False"),
+        (13.0, "cuda.coop: cache entry /x is unusable (short, 3 bytes); removing it"),
+    ]
+    parsed = bench.parse_lines(lines)
+    assert parsed["planner"] == [(10.0 - 0.125, 10.0)]
+    assert parsed["nvrtc"] == [(11.0 - 0.75, 11.0)]
+    assert parsed["pch"] == [True]
+    assert parsed["provider"] == [(10.5, 11.5), (12.0 - 0.04, 12.0)]
+    assert parsed["origins"] == ["nvrtc", "cache"]
+    assert parsed["pch_ready"] == [False]
+
+
+def test_exclusive_subtracts_the_union_of_nested_and_overlapping_intervals() -> None:
+    bench = _bench()
+    assert bench.exclusive([(0.0, 10.0)]) == 10.0
+    assert bench.exclusive([(0.0, 4.0), (2.0, 6.0)]) == 6.0  # overlapping: counted once
+    assert bench.exclusive([(0.0, 10.0)], [(1.0, 3.0), (2.0, 4.0), (9.0, 12.0)]) == pytest.approx(6.0)
+    assert bench.exclusive([(0.0, 1.0)], [(5.0, 6.0)]) == 1.0
+
+
+def test_breakdown_attributes_every_second_once() -> None:
+    """Provider inside the backend pass, NVVM and nvJitLink after it: the parts and ``other`` sum to the total."""
+    bench = _bench()
+    raw = {
+        "lines": [(1.1, "cuda.coop: planned k in 0.100 s"),
+                  (3.0, "cuda.coop: NVRTC cuda_coop_ab.cu in 1.500 s (pch=False): -arch=sm_90"),
+                  (3.0, "cuda.coop: provider ab: compiled in 1.600 s")],
+        "passes": [("post_inline_whole_function_planners", 1.0, 1.1), ("mlir_type_inference", 1.1, 1.3),
+                   ("mlir_backend", 1.3, 3.6)],
+        "nvvm": [(3.05, 3.15)],
+        "nvjitlink": [(3.2, 3.5)],
+    }
+    row = bench.breakdown(4.0, raw)
+    assert row["planner"] == pytest.approx(0.1)
+    assert row["provider"] == pytest.approx(1.6) and row["nvrtc"] == pytest.approx(1.5)
+    assert row["pch"] is False and row["origins"] == ["nvrtc"]
+    assert row["frontend"] == pytest.approx(0.2)  # both frontend passes less the planner inside the first
+    assert row["nvvm"] == pytest.approx(0.1) and row["nvjitlink"] == pytest.approx(0.3)
+    assert row["lowering"] == pytest.approx(2.3 - 1.6 - 0.1 - 0.3)
+    parts = sum(row[k] for k in ("planner", "provider", "frontend", "lowering", "nvvm", "nvjitlink"))
+    assert parts + row["other"] == pytest.approx(4.0)
+    assert row["other"] == pytest.approx(4.0 - 2.6)
+
+
+def test_breakdown_without_the_wrapped_calls_leaves_their_columns_empty() -> None:
+    bench = _bench()
+    row = bench.breakdown(0.5, {"lines": [], "passes": [], "nvvm": None, "nvjitlink": None})
+    assert row["nvvm"] is None and row["nvjitlink"] is None and row["planner"] is None
+    assert row["other"] == 0.5
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="benchmarks/ is not in this checkout")
+def test_compile_only_run(tmp_path: Path) -> None:
+    """Two kernels, one repetition, compile-only: cold compiles, warm cache hits, no recompile for a new grid."""
+    pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+    out = tmp_path / "figures.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--compile-only", "--reps", "1", "--kernels", "2", "--json", str(out)],
+        env=env, capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "COMPILE-ONLY" in proc.stdout and "were NOT measured" in proc.stdout, proc.stdout
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["gpu"] is False and summary["context"] is None
+    cold, warm = summary["cold"], summary["warm"]
+    assert [r["kernel"] for r in cold] == [r["kernel"] for r in warm] == ["sum_i32", "scan_f32"]
+    for row in cold:
+        assert row["origins"] == ["nvrtc"] and row["compiles"] == 1, row
+        assert 0 < row["nvrtc"] <= row["provider"] < row["total"], row
+        assert row["planner"] is not None and row["frontend"] is not None and row["lowering"] is not None, row
+    for row in warm:
+        assert row["origins"] == ["cache"] and row["nvrtc"] is None and row["compiles"] == 1, row
+    for row in summary["new_grid"]:
+        assert row["compiles"] == 0 and row.get("planner") is None, row
+    assert summary["new_block_compiles"] == 1
+    assert summary["pch_builds"] == [1]  # the default compiler builds the PCH after its second compile
+    assert all(isinstance(summary["exit"][k], float) for k in ("cold", "pch_started", "warm", "baseline"))
