@@ -532,6 +532,8 @@ def table(summary: dict[str, Any]) -> str:
         out.append(line(row, _verdict(row["total"], TARGET_FIRST if i == 0 else TARGET_LATER)))
     builds = summary["pch_builds"]
     out.append(f"  (PCH builds started per process: {builds}; 'pch' per repetition: whether NVRTC used it)")
+    first = summary["cold"][0]["total"] + summary["import"] + (summary["context"] or 0.0)
+    out.append(f"  first kernel with the import{' and the CUDA context' if gpu else ''}: {_ms(first).strip()} ms")
 
     out.append("")
     out.append(f"warm process (a plain kernel first: {_ms(summary['warmup']).strip()} ms), persistent cache filled "
