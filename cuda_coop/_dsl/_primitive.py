@@ -201,10 +201,13 @@ def generated_doc(prim: Primitive) -> str:
     calls = " / ".join(f"``{spec.cub_class}::{name}``" for name in method.cpp_names())
     lines = [f"Wraps {calls} (``{spec.header}``).", ""]
     docs: dict[str, str] = {}
+    who = "thread of the block" if spec.scope is Scope.BLOCK else "lane of the logical warp"
+    same = f" Must be the same in every {who}: a thread-dependent value is refused (see :doc:`/uniformity`)."
     for p in (p for ov in method.overloads for p in ov.all_params):
-        docs.setdefault(p.name, p.doc)
+        docs.setdefault(p.name, p.doc + (same if p.uniform else ""))
         if p.offset:
-            docs.setdefault(p.offset, f"Index in ``{p.name}`` of the tile's first item (an integer).")
+            offset_doc = f"Index in ``{p.name}`` of the tile's first item (an integer)."
+            docs.setdefault(p.offset, offset_doc + (same if p.uniform else ""))
         if p.state:
             docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
     for tp in _tparams(spec, method):

@@ -250,7 +250,7 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
                 f"coop.{prim.name}() at {stmt.loc.filename}:{stmt.loc.line}: the kernel's launch_bounds allow "
                 f"{user_bound} threads per block but it is launched with {threads} {block_dims}"
             )
-        check_uniform_calls(func_ir, found, asserted)  # every cooperating thread must reach each call
+        check_uniform_calls(func_ir, found, asserted, block_dims)  # all threads reach each call; uniform arguments
         kernel = KernelPlan(block=block_dims)  # type: ignore[arg-type]
         entry_calls = _entry_block_scope_calls(func_ir, found)
         static_vars: list[Any] = []

@@ -22,10 +22,21 @@ that calls a primitive:
 Warp primitives are checked the same way: anything derived from ``threadIdx`` counts as
 lane-dependent (a warp index ``threadIdx.x // 32`` too); ``cuda.coop.uniform`` asserts that a value
 is the same across the logical warp.
+
+3. *Uniform arguments*: a parameter the spec marks ``Param.uniform`` (``valid_items``, ``begin_bit``,
+   the ``offset`` of a tile...) is one value for all the threads that call together. An argument the
+   analysis above finds thread-dependent is refused, unless :class:`_Groups` proves it the same in
+   every cooperating group: it evaluates the argument's integer arithmetic exactly for every thread of
+   the launch's block (``cuda.threadIdx``, ``cuda.laneid``, ``cuda.grid(1)`` and ``cuda.blockDim``
+   are known there; other uniform values stay symbolic, with a known divisor), so
+   ``(cuda.threadIdx.x // 32) * tile`` is accepted as a warp primitive's ``offset=`` and
+   ``cuda.threadIdx.x % 32`` is refused. What it cannot evaluate is thread-dependent, as above.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -55,6 +66,7 @@ _PURE_CALLS = (
 _PURE_MODULES = ("numba_cuda_mlir.cuda.libdevice", "numba_cuda_mlir.cuda.fp16",
                  "numba_cuda_mlir.type_defs.vector_types")
 _VARYING_ATTRS = frozenset({"threadIdx", "laneid"})
+_AXES = ("x", "y", "z")
 
 
 def _where(loc: Any) -> str:
@@ -489,6 +501,203 @@ class _Analysis:
         return f"whether a thread gets there depends on the condition at {where}, which depends on {why}"
 
 
+_Exact = tuple[int, tuple[int, ...]]
+"""``(m, g)``: in thread ``t`` the value is ``U + g[t]``, with ``U`` the same in every thread and a
+multiple of ``m`` (``m == 0``: ``U`` is 0), ``g`` known exactly (threads in CUB's linear order)."""
+_GROUPED = "grouped"
+"""Not known exactly, but the same in every group of the checked size."""
+_VARIES = "varies"
+"""May differ within a group."""
+_INT_OPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//", operator.mod: "%"}
+
+
+class _Groups:
+    """Proves values the same in every aligned group of ``size`` consecutive threads of the block.
+
+    Thread-dependent integer arithmetic (``+ - * // %``, negation) on ``cuda.threadIdx``,
+    ``cuda.laneid`` and ``cuda.grid(1)`` is evaluated exactly for every thread of the launch's
+    block (``cuda.blockDim`` is its constant); a uniform operand stays symbolic with a known divisor,
+    enough for ``(cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32``. Other operations
+    keep a value grouped when all their operands are (a load at a warp-uniform index from global or
+    shared memory). Anything else that the analysis finds thread-dependent varies: a primitive's
+    result, per-thread data in a local array, a value assigned under a thread-dependent branch,
+    a call cuda-coop cannot see into.
+    """
+
+    def __init__(self, analysis: _Analysis, block: tuple[int, int, int], size: int) -> None:
+        self.a = analysis
+        self.block, self.size = block, size
+        dx, dy, dz = block
+        self.tid = {
+            "x": tuple(t % dx for t in range(dx * dy * dz)),
+            "y": tuple(t // dx % dy for t in range(dx * dy * dz)),
+            "z": tuple(t // (dx * dy) for t in range(dx * dy * dz)),
+        }
+        self.threads = dx * dy * dz
+        cuda = analysis.callees.cuda
+        self.thread_idx, self.block_dim = getattr(cuda, "threadIdx", None), getattr(cuda, "blockDim", None)
+        self.grid = getattr(cuda, "grid", None)
+        self.memo: dict[int, Any] = {}
+
+    # --- the lattice ---------------------------------------------------------------------------
+
+    def _const(self, c: int) -> _Exact:
+        return 0, (c,) * self.threads
+
+    def _uniform(self) -> _Exact:
+        return 1, (0,) * self.threads
+
+    def _grouped(self, value: Any) -> bool:
+        if value == _GROUPED:
+            return True
+        if value == _VARIES:
+            return False
+        g = value[1]
+        return all(len(set(g[i : i + self.size])) == 1 for i in range(0, self.threads, self.size))
+
+    def _join(self, values: Iterable[Any]) -> Any:
+        """A value computed from ``values`` in a way not tracked exactly."""
+        return _GROUPED if all(self._grouped(v) for v in values) else _VARIES
+
+    @staticmethod
+    def _constant(value: Any) -> int | None:
+        if isinstance(value, tuple) and value[0] == 0 and len(set(value[1])) == 1:
+            return int(value[1][0])
+        return None
+
+    def _arith(self, fn: Any, lhs: Any, rhs: Any) -> Any:
+        if not (isinstance(lhs, tuple) and isinstance(rhs, tuple)):
+            return self._join((lhs, rhs))
+        if fn in (operator.add, operator.sub):
+            return math.gcd(lhs[0], rhs[0]), tuple(fn(a, b) for a, b in zip(lhs[1], rhs[1], strict=True))
+        exact = self._mul(lhs, rhs) if fn is operator.mul else self._div(fn, lhs, rhs)
+        return self._join((lhs, rhs)) if exact is None else exact
+
+    def _mul(self, lhs: _Exact, rhs: _Exact) -> _Exact | None:
+        (m1, g1), (m2, g2) = lhs, rhs
+        c1, c2 = self._constant(lhs), self._constant(rhs)
+        if c2 is not None:
+            return m1 * abs(c2), tuple(a * c2 for a in g1)
+        if c1 is not None:
+            return m2 * abs(c1), tuple(c1 * b for b in g2)
+        if len(set(g1)) == 1 and len(set(g2)) == 1:  # (U1 + a)(U2 + b) = U1*U2 + U1*b + U2*a + a*b
+            a, b = g1[0], g2[0]
+            return math.gcd(m1 * m2, m1 * abs(b), m2 * abs(a)), (a * b,) * self.threads
+        return None
+
+    def _div(self, fn: Any, lhs: _Exact, rhs: _Exact) -> _Exact | None:
+        """``(k*c + g) // c == k + g // c`` and ``(k*c + g) % c == g % c`` (Python's and numba's int division)."""
+        m, g = lhs
+        c = self._constant(rhs)
+        if not c or m % abs(c) != 0:
+            return None
+        if fn is operator.floordiv:
+            return m // abs(c), tuple(a // c for a in g)
+        return 0, tuple(a % c for a in g)
+
+    # --- evaluation ----------------------------------------------------------------------------
+
+    def same(self, stmt: Any, var: Any) -> bool:
+        """Whether ``var``, where ``stmt`` reads it, is the same in every group."""
+        return self._grouped(self._var(stmt, var))
+
+    def _var(self, stmt: Any, var: Any) -> Any:
+        defs = sorted(self.a._reaching(stmt, var))
+        if len(defs) == 1:
+            return self._def(defs[0])
+        if all(d not in self.a.varying for d in defs):
+            return self._uniform()
+        return self._join(self._def(d) for d in defs)
+
+    def _def(self, d: int) -> Any:
+        if d in self.memo:
+            return self.memo[d]
+        self.memo[d] = _VARIES  # a cycle through a thread-dependent definition: not proved
+        stmt = self.a.defs[d]
+        value = self._eval(stmt, stmt.value, d not in self.a.varying)
+        if d not in self.a.varying and not self._grouped(value):
+            value = self._uniform()  # the analysis proved it uniform; only its exact form is lost
+        self.memo[d] = value
+        return value
+
+    def _eval(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        a = self.a
+        if id(stmt) in a.asserted:
+            return self._uniform()
+        if not uniform and a.position[id(stmt)][0] in a.divergent:
+            return _VARIES  # assigned under a thread-dependent branch
+        if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
+            return self._literal(value.value, uniform)
+        if isinstance(value, ir.Var):
+            return self._var(stmt, value)
+        handler = self._handlers.get(value.op) if isinstance(value, ir.Expr) else None
+        if handler is not None:
+            return handler(self, stmt, value, uniform)
+        return self._uniform() if uniform else self._join(self._var(stmt, v) for v in _reads(value))
+
+    def _literal(self, c: Any, uniform: bool) -> Any:
+        if isinstance(c, int) and not isinstance(c, bool):
+            return self._const(c)
+        return self._uniform() if uniform else _VARIES
+
+    def _binop(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        fn = value.immutable_fn if value.op == "inplace_binop" else value.fn
+        lhs, rhs = self._var(stmt, value.lhs), self._var(stmt, value.rhs)
+        return self._arith(fn, lhs, rhs) if fn in _INT_OPS else self._join((lhs, rhs))
+
+    def _unary(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        operand = self._var(stmt, value.value)
+        if value.fn is operator.neg and isinstance(operand, tuple):
+            return operand[0], tuple(-x for x in operand[1])
+        return self._join((operand,))
+
+    def _cast(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        return self._var(stmt, value.value)
+
+    def _getattr(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        base = _static_value(self.a.func_ir, value.value)
+        if value.attr in _AXES and base is self.thread_idx:
+            return 0, self.tid[value.attr]
+        if value.attr in _AXES and base is self.block_dim:
+            return self._const(self.block[_AXES.index(value.attr)])
+        if value.attr == "laneid" and base is self.a.callees.cuda:
+            return 0, tuple(t % 32 for t in range(self.threads))
+        if uniform:
+            return self._uniform()
+        return self._join((self._var(stmt, value.value),)) if base is _MISSING else _VARIES
+
+    def _getitem(self, stmt: Any, value: Any, uniform: bool) -> Any:
+        if uniform:
+            return self._uniform()
+        if self.a._content_reason(stmt, value.value) is not None:
+            return _VARIES  # per-thread data in a cuda.local.array
+        index = value.index_var if value.op == "static_getitem" else value.index
+        return self._join(self._var(stmt, v) for v in (value.value, index) if isinstance(v, ir.Var))
+
+    def _call(self, stmt: Any, call: Any, uniform: bool) -> Any:
+        func_ir = self.a.func_ir
+        callee = _static_value(func_ir, call.func)
+        if callee is self.grid and len(call.args) == 1 and not call.kws and _int_constant(func_ir, call.args[0]) == 1:
+            return self.block[0], self.tid["x"]  # blockIdx.x * blockDim.x + threadIdx.x
+        if uniform:
+            return self._uniform()
+        prim = primitive_of(callee) if callee is not _MISSING else None
+        if prim is not None and prim.scope is Scope.WARP and _broadcast(func_ir, call):
+            threads = _group_size(func_ir, prim, call, self.block)  # the same in each of its logical warps
+            return _GROUPED if threads and threads % self.size == 0 else _VARIES
+        if self.a.kinds[id(stmt)] != "pure":  # a primitive's result, a varying intrinsic, an opaque call
+            return _VARIES
+        operands = [*call.args, *(v for _, v in call.kws), *((call.vararg,) if call.vararg else ())]
+        if callee is not len and any(self.a._content_reason(stmt, v) is not None for v in operands):
+            return _VARIES
+        return self._join(self._var(stmt, v) for v in operands)
+
+    _handlers: dict[str, Any] = {  # noqa: RUF012 (read-only)
+        "binop": _binop, "inplace_binop": _binop, "unary": _unary, "cast": _cast, "getattr": _getattr,
+        "getitem": _getitem, "static_getitem": _getitem, "typed_getitem": _getitem, "call": _call,
+    }
+
+
 def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
     call = f"coop.{prim.name}() at {_where(stmt.loc)}"
     if prim.scope is Scope.WARP:
@@ -511,10 +720,37 @@ def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
     )
 
 
+def _argument_message(prim: Primitive, stmt: Any, name: str, why: str, size: int | None) -> str:
+    call = f"coop.{prim.name}() at {_where(stmt.loc)}"
+    param = prim.param(name)
+    what = f"{name}= (the array)" if param is not None and param.kind is ArgKind.POINTER else f"{name}="
+    if prim.scope is Scope.WARP:
+        who = "every lane of its logical warp" + (f" (threads={size})" if size else "")
+        rule = (
+            "cuda-coop accepts a value derived from cuda.threadIdx only where it can compute it for every lane "
+            "and finds it the same in each logical warp (e.g. (cuda.threadIdx.x // threads) * tile)"
+        )
+    else:
+        who = "every thread of the block"
+        rule = "cuda-coop counts values derived from cuda.threadIdx, cuda.grid() or per-thread data as thread-dependent"
+    return (
+        f"{call}: {what} must be the same in {who}, but it depends on {why}. CUB reads it as one value for all "
+        "the threads that call together, so a thread-dependent value gives silently wrong results or a hang on "
+        f"the GPU; {rule}. Compute it from values that are the same in every thread (kernel arguments, constants, "
+        "cuda.blockIdx, cuda.blockDim, loads at a uniform index), or, if it is in fact the same in "
+        f"{who}, assert it with cuda.coop.uniform(...): `{name}=coop.uniform(value)` (see the docs page "
+        "'Uniform control flow')"
+    )
+
+
 def check_uniform_calls(
-    func_ir: Any, calls: Sequence[tuple[Any, Any, Primitive]], asserted: Iterable[Any] = ()
+    func_ir: Any,
+    calls: Sequence[tuple[Any, Any, Primitive]],
+    asserted: Iterable[Any] = (),
+    block: Sequence[int] | None = None,
 ) -> None:
-    """Raise :class:`~cuda.coop.errors.UsageError` for the first primitive call not every thread reaches.
+    """Raise :class:`~cuda.coop.errors.UsageError` for the first primitive call not every thread reaches,
+    or that passes a thread-dependent value for a parameter the spec marks ``Param.uniform``.
 
     Parameters
     ----------
@@ -524,13 +760,72 @@ def check_uniform_calls(
         ``(ir block, call statement, primitive)`` for each primitive call.
     asserted:
         Statements whose value the user asserted uniform (from :func:`rewrite_uniform_calls`).
+    block:
+        The launch's block dimensions: with them an argument derived from ``cuda.threadIdx`` is
+        accepted where it is provably the same in every cooperating group (a warp index for a warp
+        primitive); without them every thread-dependent argument is refused.
     """
     analysis = _Analysis(func_ir, asserted)
-    labels = {id(block): label for label, block in analysis.blocks.items()}
-    for block, stmt, prim in calls:
-        label = labels[id(block)]
+    dims: tuple[int, int, int] | None = None
+    if block is not None:
+        x, y, z = (*(int(d) for d in block), 1, 1)[:3]
+        dims = (x, y, z)
+    labels = {id(b): label for label, b in analysis.blocks.items()}
+    groups: dict[int, _Groups] = {}
+    for ir_block, stmt, prim in calls:
+        label = labels[id(ir_block)]
         if label in analysis.divergent:
             raise UsageError(_message(prim, stmt, analysis.explain(label)))
+        for name, var in _uniform_arguments(prim, stmt.value):
+            why = analysis._var_reason(stmt, var)
+            if why is None:
+                continue
+            size = _group_size(func_ir, prim, stmt.value, dims)
+            if dims is not None and size is not None:
+                check = groups.setdefault(size, _Groups(analysis, dims, size))
+                if check.same(stmt, var):
+                    continue
+            raise UsageError(_argument_message(prim, stmt, name, why, size))
+
+
+def _uniform_arguments(prim: Primitive, call: Any) -> list[tuple[str, Any]]:
+    """``(argument, variable)`` for each argument of ``call`` that must be uniform (``Param.uniform``; a
+    pointer's offset keyword with its pointer)."""
+    try:
+        bound = prim.signature.bind(*call.args, **dict(call.kws)).arguments
+    except TypeError:  # the planner reports it
+        return []
+    offsets = dict(prim.offsets)
+    found = []
+    for name, var in bound.items():
+        param = prim.param(name)
+        if param is None and name in offsets:
+            param = prim.param(offsets[name])
+        if param is not None and param.uniform and isinstance(var, ir.Var):
+            found.append((name, var))
+    return found
+
+
+def _int_constant(func_ir: Any, var: Any) -> int | None:
+    """The int ``var`` holds at compile time (a literal or a module-level constant), else None."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none
+        return None
+    value = d.value if isinstance(d, ir.Const | ir.Global | ir.FreeVar) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _group_size(func_ir: Any, prim: Primitive, call: Any, block: tuple[int, int, int] | None) -> int | None:
+    """How many consecutive threads (in CUB's linear order) call ``prim`` together: the block, or the
+    logical warp (``threads=``); None when not known at this point."""
+    if prim.scope is Scope.BLOCK:
+        return None if block is None else block[0] * block[1] * block[2]
+    threads = dict(call.kws).get("threads")
+    if threads is None:
+        tp = next((t for t in prim.spec.tparams if t.name == "threads"), None)
+        return int(tp.default) if tp is not None and isinstance(tp.default, int) else None
+    return _int_constant(func_ir, threads)
 
 
 def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
