@@ -599,7 +599,10 @@ class _Groups:
 
     def same(self, stmt: Any, var: Any) -> bool:
         """Whether ``var``, where ``stmt`` reads it, is the same in every group."""
-        return self._grouped(self._var(stmt, var))
+        try:
+            return self._grouped(self._var(stmt, var))
+        except RecursionError:  # a very long chain of definitions: not proved
+            return False
 
     def _var(self, stmt: Any, var: Any) -> Any:
         defs = sorted(self.a._reaching(stmt, var))

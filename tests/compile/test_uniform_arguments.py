@@ -539,3 +539,29 @@ def test_warp_broadcast_result_is_accepted_for_its_warp_only() -> None:
         out[cuda.threadIdx.x] = coop.warp.sum(x[cuda.threadIdx.x], valid_items=count)  # call
 
     _refused(wider, "warp.sum", "valid_items", "the result of coop.warp.sum()")
+
+
+# --- the spec flag and its docs -----------------------------------------------------------------------
+
+
+def test_generated_docs_say_which_arguments_must_be_uniform() -> None:
+    def doc_of(fn, name: str) -> str:
+        lines = fn.__doc__.split("\n")
+        start = lines.index(f"{name}:")
+        return lines[start + 1]
+
+    same_block = "Must be the same in every thread of the block"
+    for name in ("src", "offset", "valid_items", "oob_default"):
+        assert same_block in doc_of(coop.block.load, name), name
+    assert same_block in doc_of(coop.block.radix_sort, "end_bit")
+    assert same_block in doc_of(coop.block.top_k, "k")
+    assert "Must be the same in every lane of the logical warp" in doc_of(coop.warp.store, "valid_items")
+    assert "Must be the same" not in doc_of(coop.block.shuffle_offset, "distance")
+    assert "Must be the same" not in doc_of(coop.block.load, "items")
+
+
+def test_only_scalars_and_pointers_can_be_uniform() -> None:
+    from cuda.coop._specs import ArgKind, Param
+
+    with pytest.raises(ValueError, match="only SCALAR and POINTER parameters are uniform"):
+        Param(name="items", kind=ArgKind.ARRAY, type="dtype", extent="items_per_thread", uniform=True)
