@@ -109,31 +109,95 @@ def _assert_inlined_or_spilled(compiled) -> None:  # type: ignore[no-untyped-def
     assert all(re.search(r'"Spill(Refill|Store)"', line) for line in local), f"local memory in SASS: {local[:3]}"
 
 
-@pytest.mark.parametrize("case", [c for c in gpu.CASES if c.ipt < 16 or c.threads in (33, 64, 1024)],
-                         ids=lambda c: c.id)
+@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
-    """Every GPU case but four of 16 items (slow compiles): those of the 33-, 64- and 1024-thread blocks stay."""
+    """Every GPU kernel: one per block and item count, holding every type pair the shape allows."""
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
-    if case.threads >= 256 or case.ipt == 16:  # the cases the strict check predates
-        _assert_inlined_or_spilled(compiled)
-    else:
-        _assert_inlined(compiled)
+    _assert_inlined_or_spilled(compiled)
 
 
-def test_gpu_tier_covers_every_block_and_item_count() -> None:
+def test_gpu_tier_covers_every_block_item_count_and_type() -> None:
+    """The full product: 7 blocks x items 1, 4, 16 x every type pair, each with every algorithm it allows; only
+    the sorts refused at compile time (below) are left out."""
     assert {(c.block, c.ipt) for c in gpu.CASES} == {(b, i) for b in gpu.BLOCKS for i in gpu.ITEMS}
-    assert {(1024, 1, 1), (256, 1, 1)} <= set(gpu.BLOCKS) and 16 in gpu.ITEMS
+    assert {(1024, 1, 1), (256, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4)} <= set(gpu.BLOCKS) and 16 in gpu.ITEMS
+    assert {d for d, _, _ in gpu.TYPES} == {f"{k}{w}" for k in ("int", "uint") for w in (8, 16, 32, 64)}
+    assert len({c for _, c, _ in gpu.TYPES}) >= 7
+    for case in gpu.CASES:
+        by_types = {(p.dtype, p.counter, p.bins): p for p in case.pairs}
+        for dtype, counter, bins in gpu.TYPES:
+            pair = by_types.get((dtype, counter, bins))
+            sorts, atomic = case.sorts(dtype), counter in gpu.ATOMIC_COUNTERS
+            assert (pair.sort, pair.atomic) == (sorts, atomic) if pair else not (sorts or atomic), (case.id, dtype)
+    refused = [(c.id, p) for c in gpu.CASES for p in gpu.TYPES if not c.sorts(p[0])]
+    assert {cid for cid, _ in refused} == {"1024x1x1-ipt16"}
 
 
-@pytest.mark.parametrize("types_", [gpu.TYPES[2], gpu.TYPES[3]], ids=lambda t: t[0])
-def test_a_sorted_tile_over_the_shared_memory_is_refused(types_: tuple[str, str, int]) -> None:
-    """1024 threads x 16 samples of 4 or 8 bytes: the GPU tier takes narrower samples there, because CUB's sort
+def _sorted_tile(dtype: str):  # type: ignore[no-untyped-def]
+    DT = getattr(np, dtype)
+
+    @cuda.jit
+    def kernel(x, counters):
+        samples = cuda.local.array(16, DT)
+        for i in range(16):
+            samples[i] = x[cuda.threadIdx.x * 16 + i]
+        coop.block.histogram(samples, counters, bins=37, algorithm="sort")
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", [d for d, _, _ in gpu.TYPES if np.dtype(d).itemsize >= 4])
+def test_a_sorted_tile_over_the_shared_memory_is_refused(dtype: str) -> None:
+    """1024 threads x 16 samples of 4 or 8 bytes: the GPU tier runs only "atomic" for those there, because CUB's sort
     storage for the tile is over the 48 KiB a block may have; this is the documented error."""
-    case = gpu.Case(*types_, (1024, 1, 1), 16)
-    assert case.tile * np.dtype(case.dtype).itemsize > gpu.TILE_BYTES
-    assert all(c.tile * np.dtype(c.dtype).itemsize <= gpu.TILE_BYTES for c in gpu.CASES)
+    case = next(c for c in gpu.CASES if c.block == (1024, 1, 1) and c.ipt == 16)
+    assert not case.sorts(dtype) and not any(p.sort for p in case.pairs if p.dtype == dtype)
+    sig = (getattr(types, dtype)[::1], types.uint32[::1])
     with pytest.raises(CompileError, match=r"static assertion failed.*exceeds the 48 KiB of static shared memory"):
-        compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
+        compile_kernel(_sorted_tile(dtype), sig, block=(1024,))
+
+
+BINS_INIT = 300
+
+
+@cuda.jit
+def init_then_tiles(x, out, tiles):
+    """histogram_init once, then a runtime number of tiles (maybe none) added with histogram_composite."""
+    samples = cuda.local.array(ITEMS, np.int16)
+    counters = cuda.shared.array(BINS_INIT + 4, np.uint16)
+    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    threads = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
+    coop.block.histogram_init(counters, bins=BINS_INIT)
+    cuda.syncthreads()
+    for t in range(tiles):
+        for i in range(ITEMS):
+            samples[i] = x[(t * threads + tid) * ITEMS + i]
+        coop.block.histogram_composite(samples, counters, bins=BINS_INIT, algorithm="sort")
+    cuda.syncthreads()
+    b = tid
+    while b < BINS_INIT:
+        out[b] = counters[b]
+        b += threads
+
+
+@pytest.mark.parametrize("block", [(128,), (33,), (16, 8), (4, 4, 4)], ids=["128", "33", "2d", "3d"])
+def test_init_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
+    compiled = compile_kernel(init_then_tiles, (types.int16[::1], types.uint16[::1], types.int32), block=block)
+    _assert_inlined(compiled)
+
+
+COUNTERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+@pytest.mark.parametrize("block", [(33,), (16, 8), (4, 4, 4), (1024,)], ids=["33", "2d", "3d", "1024"])
+def test_init_compiles_for_every_counter_type(block: tuple[int, ...], toolchain: Toolchain) -> None:
+    """One provider per block (not multiples of 32, and 1024 threads): init of every counter type and a few bins."""
+    requests = [Request("block_histogram", "histogram_init", "init", dtype=counter, bins=bins)
+                for counter in COUNTERS for bins in (1, 33, 4096)]
+    p = Provider(requests, block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
+                 cache=MemoryCache())
+    assert p.ltoir().startswith(LTOIR_MAGIC)
+    assert p.source.count(".InitHistogram(counters);") == len(requests) == p.source.count("BLOCK_HISTO_ATOMIC, ")
 
 
 @pytest.mark.parametrize("block", sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))
@@ -200,6 +264,28 @@ def too_many_sort_bins(x, counters):
     coop.block.histogram(samples, counters, bins=8000, algorithm="sort")  # "auto" would pick "atomic"
 
 
+@cuda.jit
+def init_float_counters(x, counters):
+    coop.block.histogram_init(counters, bins=16)
+
+
+@cuda.jit
+def init_with_samples(x, counters):
+    samples = cuda.local.array(2, np.uint8)
+    samples[0] = x[0]
+    coop.block.histogram_init(samples, counters, bins=16)
+
+
+@cuda.jit
+def init_with_algorithm(x, counters):
+    coop.block.histogram_init(counters, bins=16, algorithm="sort")
+
+
+@cuda.jit
+def init_runtime_bins(x, counters):
+    coop.block.histogram_init(counters, bins=x.shape[0])
+
+
 U8, U32 = types.uint8[::1], types.uint32[::1]
 
 
@@ -215,6 +301,10 @@ U8, U32 = types.uint8[::1], types.uint32[::1]
         (global_samples, (U8, U32), r"samples= must be this thread's own cuda.local.array"),
         (two_d_counters, (U8, types.uint32[:, ::1]), r"counters= must be a 1-D C-contiguous array"),
         (too_many_sort_bins, (types.uint16[::1], U32), r"'sort' keeps 8 bytes of shared memory per bin.*8000"),
+        (init_float_counters, (U8, types.float32[::1]), r"histogram_init\(\) at .*:\d+: counters= holds float32"),
+        (init_with_samples, (U8, U32), r"histogram_init\(\) at .*:\d+: too many positional arguments"),
+        (init_with_algorithm, (U8, U32), r"histogram_init\(\) at .*:\d+: no parameter 'algorithm'"),
+        (init_runtime_bins, (U8, U32), r"bins= must be a compile-time constant"),
     ],
     ids=lambda v: v.py_func.__name__ if hasattr(v, "py_func") else None,
 )

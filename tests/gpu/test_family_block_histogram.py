@@ -1,12 +1,23 @@
-"""``coop.block.histogram`` / ``histogram_composite`` on the GPU, against ``np.bincount``.
+"""``coop.block.histogram`` / ``histogram_init`` / ``histogram_composite`` on the GPU, against ``np.bincount``.
 
-One kernel per case; every block of a 3-tile launch counts its tile four ways: ``histogram`` into shared
-counters with ``"sort"`` and (counter types ``atomicAdd_block`` takes) ``"atomic"``, and
-``histogram_composite`` with each algorithm onto global counters the host pre-filled with random counts
-(one row per block: counters are never shared between blocks). Block 1 holds one value only (one long
-run for ``"sort"``, full contention for ``"atomic"``), block 2 only the two extreme bins, block 0 random
-samples over ``[0, bins)``. Counters past ``bins`` are a poisoned guard that must stay untouched, and the
-samples must come back unchanged (CUB's ``"sort"`` sorts the array it is given; the wrapper passes a copy).
+One kernel per (block, items per thread), 7 blocks x items 1, 4, 16, holds every (sample, counter) type pair of
+``TYPES`` (one inlined device function per pair, so a kernel's NVRTC compile covers all seven). Every block of a
+3-tile launch counts its tile, for each pair:
+
+- ``histogram`` into poisoned shared counters with ``"sort"`` and (counter types ``atomicAdd_block`` takes)
+  ``"atomic"``;
+- ``histogram_composite`` with each of those algorithms onto global counters the host pre-filled with random counts
+  (one row per block: counters are never shared between blocks);
+- ``histogram_init`` of poisoned shared counters, then one ``histogram_composite`` call site in a loop over its own
+  tile and the next block's (``"atomic"`` where the counters allow it, else ``"sort"``): the counters hold the sum of
+  both tiles' counts, where each ``histogram`` call keeps only its own tile's.
+
+Block 1 holds one value only (one long run for ``"sort"``, full contention for ``"atomic"``), block 2 only the two
+extreme bins, block 0 random samples over ``[0, bins)``. Counters past ``bins`` are a poisoned guard that must stay
+untouched, and the samples must come back unchanged (CUB's ``"sort"`` sorts the array it is given; the wrapper
+passes a copy). ``"sort"`` exchanges the tile through shared memory: 1024 threads x 16 samples of 4 or 8 bytes are
+over the 48 KiB a block may have and refused at compile time (the documented error, asserted in the compile tier),
+so there those pairs run ``"atomic"`` only, where their counters allow it.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ ITEMS = (1, 4, 16)
 TILE_BYTES = 32 * 1024
 """The largest tile of samples a case sorts: ``"sort"`` exchanges the tile through shared memory, of which a block
 may statically have 48 KiB (1024 threads x 16 samples of 4 or 8 bytes are refused at compile time)."""
-# (sample dtype, counter dtype, bins): 8- and 16-bit samples, integer samples in a bin range
+# (sample dtype, counter dtype, bins): every integer width of sample and counter, bins from 5 to 1024
 TYPES = (
     ("uint8", "uint32", 256),
     ("uint16", "uint32", 1000),
@@ -36,17 +47,34 @@ TYPES = (
     ("int8", "int64", 100),  # "sort" only: atomicAdd_block has no 64-bit signed overload
     ("uint32", "uint16", 300),  # "sort" only
     ("int16", "uint32", 1024),
+    ("uint64", "int16", 64),  # "sort" only
+    ("int16", "uint8", 7),  # "sort" only; 8-bit counters wrap like C++ (a whole tile in one bin)
 )
 ATOMIC_COUNTERS = ("int32", "uint32", "uint64")
 TILES = 3
 GUARD = 8
+KINDS = ("sort", "atomic", "init_acc")
+"""The shared-counter results of a pair, one row per tile each: ``histogram`` by each algorithm, and
+``histogram_init`` + two ``histogram_composite``."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (sample, counter, bins) of a case, and the algorithms it runs there."""
+
+    dtype: str
+    counter: str
+    bins: int
+    sort: bool
+    atomic: bool
+
+    @property
+    def row(self) -> int:
+        return self.bins + GUARD
 
 
 @dataclass(frozen=True)
 class Case:
-    dtype: str
-    counter: str
-    bins: int
     block: tuple[int, int, int]
     ipt: int
 
@@ -58,114 +86,194 @@ class Case:
     def tile(self) -> int:
         return self.threads * self.ipt
 
+    def sorts(self, dtype: str) -> bool:
+        """Whether ``"sort"`` fits for samples of ``dtype`` (else CUB's storage is refused at compile time)."""
+        return self.tile * np.dtype(dtype).itemsize <= TILE_BYTES
+
     @property
-    def atomic(self) -> bool:
-        return self.counter in ATOMIC_COUNTERS
+    def pairs(self) -> tuple[Pair, ...]:
+        """Every type pair that runs an algorithm here (one refused by both runs nothing: see the compile tier)."""
+        all_ = (Pair(d, c, b, self.sorts(d), c in ATOMIC_COUNTERS) for d, c, b in TYPES)
+        return tuple(p for p in all_ if p.sort or p.atomic)
 
     @property
     def id(self) -> str:
-        return f"{self.dtype}-{self.counter}-bins{self.bins}-{'x'.join(map(str, self.block))}-ipt{self.ipt}"
+        return f"{'x'.join(map(str, self.block))}-ipt{self.ipt}"
 
 
-def cases() -> list[Case]:
-    result = []
-    for b, block in enumerate(BLOCKS):
-        for i, ipt in enumerate(ITEMS):
-            fits = [t for j in range(len(TYPES)) if math.prod(block) * ipt
-                    * np.dtype((t := TYPES[(2 * b + i + j) % len(TYPES)])[0]).itemsize <= TILE_BYTES]
-            result.append(Case(*fits[0], block, ipt))
-    return result
+CASES = [Case(block, ipt) for block in BLOCKS for ipt in ITEMS]
 
 
-CASES = cases()
-
-
-def make_kernel(case: Case):
-    """The case's kernel (compiled at its first launch)."""
+def _pair_function(case: Case, pair: Pair):  # type: ignore[no-untyped-def]
+    """The device function counting one pair's tiles (inlined into the case's kernel)."""
     from numba_cuda_mlir import cuda
 
     import cuda.coop as coop
 
-    DT, CT, IPT, BINS, TILE, T = getattr(np, case.dtype), getattr(np, case.counter), case.ipt, case.bins, \
-        case.tile, case.threads
-    ROW = BINS + GUARD
-    ATOMIC = case.atomic
+    DT, IPT, BINS, TILE, T, ROW = getattr(np, pair.dtype), case.ipt, pair.bins, case.tile, case.threads, pair.row
+    SORT, ATOMIC, N = pair.sort, pair.atomic, TILES * pair.row
+    ACC = "atomic" if ATOMIC else "sort"
 
-    @cuda.jit
-    def kernel(x, poison, back, sort_out, atomic_out, comp_sort, comp_atomic):
+    @cuda.jit(device=True)
+    def count(x, back, out, comp, poison, shared, bid, tid):
         samples = cuda.local.array(IPT, DT)
-        by_sort = cuda.shared.array(ROW, CT)
-        by_atomic = cuda.shared.array(ROW, CT)
-        bid = cuda.blockIdx.x
-        tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
         mine = bid * TILE + tid * IPT
         for i in range(IPT):
             samples[i] = x[mine + i]
-        for j in range(tid, ROW, T):  # the counters hold garbage: histogram() zeroes [0, bins) itself
-            by_sort[j] = poison
-            by_atomic[j] = poison
-        cuda.syncthreads()
-        coop.block.histogram(samples, by_sort, bins=BINS)
+        # histogram: the counters hold garbage, it zeroes [0, bins) itself; histogram_composite adds to the host's
+        # counts in global memory (one row per block)
+        if SORT:
+            for j in range(tid, ROW, T):
+                shared[j] = poison
+            cuda.syncthreads()
+            coop.block.histogram(samples, shared, bins=BINS, algorithm="sort")
+            coop.block.histogram_composite(samples, comp[0 * TILES + bid], bins=BINS, algorithm="sort")
+            cuda.syncthreads()
+            for j in range(tid, ROW, T):
+                out[0 * N + bid * ROW + j] = shared[j]
+            cuda.syncthreads()
         if ATOMIC:
-            coop.block.histogram(samples, by_atomic, bins=BINS, algorithm="atomic")
-        coop.block.histogram_composite(samples, comp_sort[bid], bins=BINS, algorithm="sort")
-        if ATOMIC:
-            coop.block.histogram_composite(samples, comp_atomic[bid], bins=BINS, algorithm="atomic")
-        cuda.syncthreads()
-        for j in range(tid, ROW, T):
-            sort_out[bid * ROW + j] = by_sort[j]
-            atomic_out[bid * ROW + j] = by_atomic[j]
+            for j in range(tid, ROW, T):
+                shared[j] = poison
+            cuda.syncthreads()
+            coop.block.histogram(samples, shared, bins=BINS, algorithm="atomic")
+            coop.block.histogram_composite(samples, comp[1 * TILES + bid], bins=BINS, algorithm="atomic")
+            cuda.syncthreads()
+            for j in range(tid, ROW, T):
+                out[1 * N + bid * ROW + j] = shared[j]
+            cuda.syncthreads()
         for i in range(IPT):
             back[mine + i] = samples[i]
+        # histogram_init, then this block's tile and the next block's added to the same counters (one call site)
+        for j in range(tid, ROW, T):
+            shared[j] = poison
+        cuda.syncthreads()
+        coop.block.histogram_init(shared, bins=BINS)
+        cuda.syncthreads()
+        for t in range(2):
+            start = (bid + t) % TILES * TILE + tid * IPT
+            for i in range(IPT):
+                samples[i] = x[start + i]
+            coop.block.histogram_composite(samples, shared, bins=BINS, algorithm=ACC)
+        cuda.syncthreads()
+        for j in range(tid, ROW, T):
+            out[2 * N + bid * ROW + j] = shared[j]
+        cuda.syncthreads()
 
-    return kernel
+    return count
 
 
-def signature(case: Case) -> tuple:
+COUNTERS = ("uint32", "int32", "uint64", "int64", "uint16", "int16", "uint8")
+PAIR_ARGS = ("x", "back", "out", "comp", "poison")
+"""A pair's kernel arguments: samples of all tiles, their copy back, the ``KINDS`` rows, the composite rows of
+each algorithm (the host's counts), and the counters' poison value."""
+
+
+def make_kernel(case: Case):  # type: ignore[no-untyped-def]
+    """The case's kernel (compiled at its first launch): the arguments of each pair in turn (``PAIR_ARGS``), one
+    shared buffer per counter type, reused by the pairs one after the other (a device function each)."""
+    import linecache
+
+    from numba_cuda_mlir import cuda
+
+    pairs = case.pairs
+    env: dict = {"cuda": cuda, "np": np}
+    args, lines = [], []
+    for c in COUNTERS:
+        rows = [p.row for p in pairs if p.counter == c]
+        if rows:
+            lines.append(f"    sh_{c} = cuda.shared.array({max(rows)}, np.{c})")
+    for k, pair in enumerate(pairs):
+        env[f"count{k}"] = _pair_function(case, pair)
+        names = [f"{a}{k}" for a in PAIR_ARGS]
+        args += names
+        lines.append(f"    count{k}({', '.join(names)}, sh_{pair.counter}, bid, tid)")
+    source = "\n".join([
+        f"def kernel_{case.id.replace('-', '_')}({', '.join(args)}):",
+        "    bid = cuda.blockIdx.x",
+        "    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
+        *lines,
+    ]) + "\n"
+    filename = f"<block histogram kernel {case.id}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), env)  # one kernel whatever the number of pairs
+    return cuda.jit(env[f"kernel_{case.id.replace('-', '_')}"])
+
+
+def signature(case: Case) -> tuple:  # type: ignore[type-arg]
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
     from numba_cuda_mlir.numba_cuda import types
 
-    samples, counters = getattr(types, case.dtype)[::1], getattr(types, case.counter)
-    return (samples, counters, samples, counters[::1], counters[::1], counters[:, ::1], counters[:, ::1])
+    sig: list = []
+    for p in case.pairs:
+        samples, counters = getattr(types, p.dtype), getattr(types, p.counter)
+        sig += [samples[::1], samples[::1], counters[::1], counters[:, ::1], counters]
+    return tuple(sig)
 
 
-def inputs(case: Case) -> tuple[np.ndarray, np.ndarray]:
-    """(samples of all tiles, baseline counters of the composite rows with their guard)."""
-    rng = np.random.default_rng([case.threads, case.ipt, case.bins])
-    dt, ct = np.dtype(case.dtype), np.dtype(case.counter)
-    x = rng.integers(0, case.bins, (TILES, case.tile)).astype(dt)
-    x[1] = case.bins - 1
-    x[2] = np.where(rng.integers(0, 2, case.tile) == 1, case.bins - 1, 0)
-    base = np.full((TILES, case.bins + GUARD), np.iinfo(ct).max, ct)
-    base[:, : case.bins] = rng.integers(0, 1000, (TILES, case.bins))
+def inputs(case: Case, pair: Pair) -> tuple[np.ndarray, np.ndarray]:
+    """(samples of all tiles, baseline counters of the composite rows with their guard: one row per tile and
+    algorithm)."""
+    rng = np.random.default_rng([case.threads, case.ipt, pair.bins, TYPES.index((pair.dtype, pair.counter, pair.bins))])
+    dt, ct = np.dtype(pair.dtype), np.dtype(pair.counter)
+    x = rng.integers(0, pair.bins, (TILES, case.tile)).astype(dt)
+    x[1] = pair.bins - 1
+    x[2] = np.where(rng.integers(0, 2, case.tile) == 1, pair.bins - 1, 0)
+    base = np.full((2 * TILES, pair.row), np.iinfo(ct).max, ct)
+    base[:, : pair.bins] = rng.integers(0, min(1000, np.iinfo(ct).max), (2 * TILES, pair.bins))
     return x.reshape(-1), base
+
+
+def _expected(case: Case, pair: Pair, x: np.ndarray, base: np.ndarray) -> dict[str, np.ndarray]:
+    ct = np.dtype(pair.counter)
+    tiles = x.reshape(TILES, case.tile)
+    counts = np.stack([np.bincount(t.astype(np.int64), minlength=pair.bins) for t in tiles])
+    assert counts.shape == (TILES, pair.bins)
+    guard = np.full((TILES, GUARD), np.iinfo(ct).max, ct)
+
+    def as_counters(values: np.ndarray) -> np.ndarray:
+        """Counts as the counters hold them: narrow ones wrap (two's complement for the signed ones)."""
+        return values.astype(np.uint64).astype(ct)
+
+    comp = base.astype(np.int64)
+    comp[:, : pair.bins] += np.concatenate([counts, counts])
+    return {
+        "fresh": np.concatenate([as_counters(counts), guard], axis=1),
+        "init_acc": np.concatenate([as_counters(counts + np.roll(counts, -1, axis=0)), guard], axis=1),
+        "comp": np.concatenate([as_counters(comp[:, : pair.bins]), base[:, pair.bins :]], axis=1),
+    }
 
 
 def _launch(case: Case) -> None:
     from numba_cuda_mlir import cuda
 
-    x, base = inputs(case)
-    ct = np.dtype(case.counter)
-    poison_samples = np.full_like(x, np.iinfo(x.dtype).max)
-    row = case.bins + GUARD
-    outs = [cuda.to_device(np.zeros(TILES * row, ct)) for _ in range(2)]
-    comp = [cuda.to_device(base) for _ in range(2)]
-    back = cuda.to_device(poison_samples)
-    poison = ct.type(np.iinfo(ct).max)  # an argument: numba-cuda-mlir 0.5.4 cannot lower a uint64 max literal
-    make_kernel(case)[TILES, case.block](cuda.to_device(x), poison, back, *outs, *comp)
+    args, checks = [], []
+    for pair in case.pairs:
+        x, base = inputs(case, pair)
+        ct = np.dtype(pair.counter)
+        out = cuda.to_device(np.zeros(len(KINDS) * TILES * pair.row, ct))
+        comp = cuda.to_device(base)
+        back = cuda.to_device(np.full_like(x, np.iinfo(x.dtype).max))
+        poison = ct.type(np.iinfo(ct).max)  # an argument: numba-cuda-mlir 0.5.4 cannot lower a uint64 max literal
+        args += [cuda.to_device(x), back, out, comp, poison]
+        checks.append((pair, x, base, back, out, comp))
+    make_kernel(case)[TILES, case.block](*args)
 
-    counts = np.stack([np.bincount(t.astype(np.int64), minlength=case.bins) for t in x.reshape(TILES, case.tile)])
-    assert counts.shape == (TILES, case.bins)
-    guard = np.full((TILES, GUARD), np.iinfo(ct).max, ct)
-    expected_fresh = np.concatenate([counts.astype(ct), guard], axis=1)
-    expected_comp = base.copy()
-    expected_comp[:, : case.bins] += counts.astype(ct)
-    np.testing.assert_array_equal(back.copy_to_host(), x, err_msg="samples changed")
-    np.testing.assert_array_equal(outs[0].copy_to_host().reshape(TILES, row), expected_fresh, err_msg="sort")
-    np.testing.assert_array_equal(comp[0].copy_to_host(), expected_comp, err_msg="composite sort")
-    if case.atomic:
-        np.testing.assert_array_equal(outs[1].copy_to_host().reshape(TILES, row), expected_fresh, err_msg="atomic")
-        np.testing.assert_array_equal(comp[1].copy_to_host(), expected_comp, err_msg="composite atomic")
+    for pair, x, base, back, out, comp in checks:
+        what = f"{case.id} {pair.dtype}->{pair.counter} bins={pair.bins}"
+        exp = _expected(case, pair, x, base)
+        got = out.copy_to_host().reshape(len(KINDS), TILES, pair.row)
+        got_comp = comp.copy_to_host().reshape(2, TILES, pair.row)
+        exp_comp = exp["comp"].reshape(2, TILES, pair.row)
+        np.testing.assert_array_equal(back.copy_to_host(), x, err_msg=f"{what}: samples changed")
+        np.testing.assert_array_equal(got[2], exp["init_acc"], err_msg=f"{what}: histogram_init + 2 composites")
+        for k, algorithm in enumerate(("sort", "atomic")):
+            if getattr(pair, algorithm):
+                np.testing.assert_array_equal(got[k], exp["fresh"], err_msg=f"{what}: histogram {algorithm}")
+                np.testing.assert_array_equal(got_comp[k], exp_comp[k], err_msg=f"{what}: composite {algorithm}")
+            else:  # not run: the host's values stay
+                np.testing.assert_array_equal(got[k], 0, err_msg=f"{what}: {algorithm} wrote")
+                np.testing.assert_array_equal(got_comp[k], base.reshape(2, TILES, pair.row)[k], err_msg=what)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
