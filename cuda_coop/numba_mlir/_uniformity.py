@@ -735,7 +735,10 @@ def _argument_message(prim: Primitive, stmt: Any, name: str, why: str, size: int
         )
     else:
         who = "every thread of the block"
-        rule = "cuda-coop counts values derived from cuda.threadIdx, cuda.grid() or per-thread data as thread-dependent"
+        rule = (
+            "cuda-coop counts values derived from cuda.threadIdx, cuda.grid() or per-thread data as thread-dependent "
+            "unless it can compute them for every thread and finds them the same in the whole block"
+        )
     return (
         f"{call}: {what} must be the same in {who}, but it depends on {why}. CUB reads it as one value for all "
         "the threads that call together, so a thread-dependent value gives silently wrong results or a hang on "
@@ -784,6 +787,8 @@ def check_uniform_calls(
             if why is None:
                 continue
             size = _group_size(func_ir, prim, stmt.value, dims)
+            if size is not None and dims is not None and (size <= 0 or (dims[0] * dims[1] * dims[2]) % size):
+                break  # threads= that does not divide the block: the planner refuses it, naming threads=
             if dims is not None and size is not None:
                 check = groups.setdefault(size, _Groups(analysis, dims, size))
                 if check.same(stmt, var):

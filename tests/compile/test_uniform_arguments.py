@@ -565,3 +565,13 @@ def test_only_scalars_and_pointers_can_be_uniform() -> None:
 
     with pytest.raises(ValueError, match="only SCALAR and POINTER parameters are uniform"):
         Param(name="items", kind=ArgKind.ARRAY, type="dtype", extent="items_per_thread", uniform=True)
+
+
+def test_a_logical_warp_that_does_not_divide_the_block_is_reported_as_such() -> None:
+    @cuda.jit
+    def kernel(x, out, n):
+        lane = cuda.threadIdx.x % 32
+        out[cuda.threadIdx.x] = coop.warp.sum(x[cuda.threadIdx.x], valid_items=lane, threads=24)
+
+    with pytest.raises(UsageError, match="threads=24"):
+        compile_kernel(kernel, SIG, block=THREADS)
