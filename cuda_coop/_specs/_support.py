@@ -10,11 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._model import ArgKind, TParamKind
+from ._model import ArgKind, Overload, TParamKind
 from ._operators import KnownOp
 from ._types import DSL_DTYPES, value_type
 
-__all__ = ["SupportRow", "support_matrix"]
+__all__ = ["RECORD_PRIMITIVES", "SupportRow", "record_support", "support_matrix"]
+
+RECORD_PRIMITIVES = (
+    "block.reduce",
+    "block.inclusive_scan",
+    "block.exclusive_scan",
+    "warp.reduce",
+    "warp.inclusive_scan",
+    "warp.exclusive_scan",
+)
+"""The public primitives that take records (NumPy structured dtypes made with ``align=True``) and tuples of
+scalars as items: one value per thread, combined by a Python operator (the Numba-CUDA-MLIR integration
+checks calls against this list). Items arrays of records are not taken: numba-cuda-mlir 0.5 cannot make a
+``cuda.local.array`` of a record dtype."""
 
 _KIND_WORDS = {"int": "signed integers", "uint": "unsigned integers", "float": "floating-point", "complex": "complex",
                "bool": "bool"}
@@ -78,3 +91,27 @@ def support_matrix() -> list[SupportRow]:
             else:
                 rows.append(SupportRow(prim.name, dtype, True, _operator_note(kind, returns)))
     return rows
+
+
+def record_support() -> list[SupportRow]:
+    """Every public primitive x ``"record/tuple"``: which take records and tuples, and how (or why not)."""
+    from .. import block, warp  # noqa: F401  # declares the public primitives
+    from .._dsl._primitive import all_public_primitives
+
+    rows = []
+    for prim in all_public_primitives():
+        if prim.name in RECORD_PRIMITIVES:
+            scalar = [ov for ov in prim.method.overloads if _takes_scalar(ov, prim.data)]
+            extra = sorted({p.name for ov in scalar for p in ov.params if p.name in ("initial_value", "valid_items")})
+            note = "one value per thread with a Python op" + "".join(f", {name}=" for name in extra)
+            note += "; no items arrays or aggregate arrays (numba-cuda-mlir has no cuda.local.array of records)"
+            rows.append(SupportRow(prim.name, "record/tuple", True, note))
+        elif prim.name.endswith("sum"):
+            rows.append(SupportRow(prim.name, "record/tuple", False, "sums need '+': use the op form"))
+        else:
+            rows.append(SupportRow(prim.name, "record/tuple", False, ""))
+    return rows
+
+
+def _takes_scalar(overload: Overload, data: str) -> bool:
+    return any(p.name == data and p.kind is ArgKind.SCALAR for p in overload.params)

@@ -15,6 +15,7 @@ How a value crosses the wrappers' C ABI (``abi``):
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -120,15 +121,27 @@ _ALIASES = {
 }
 
 
-def user_type(size: int, align: int) -> ValueType:
-    """The value type of a user (record) type with this storage ABI.
+def user_type(size: int, align: int, layout: str | None = None) -> ValueType:
+    """The value type of a user (record or tuple) type with this storage ABI.
 
-    Rendered as ``struct alignas(align) cuda_coop_storage_<size>_<align> { unsigned char bytes[size]; }``;
+    Rendered as ``struct alignas(align) cuda_coop_storage_<size>_<align>[_<tag>] { unsigned char bytes[size]; }``;
     its values always cross the C ABI by pointer.
+
+    ``layout`` (the DSL passes the numba type's spelling: field names, types and offsets, or a tuple's member
+    types) adds a digest of it to the name and the C++ spelling, so that two user types with the same size
+    and alignment but different fields are distinct template arguments, distinct specialisations (the
+    request key holds the name) and distinct C++ structs. Without ``layout`` the type is known by its
+    storage ABI alone. Sharing one opaque struct would in fact be sound: the struct is the same C++
+    definition wherever it appears (no ODR violation), and CUB never looks inside it; it only copies,
+    shuffles (word by word) and stores the bytes, and every operation on fields happens in a user operator
+    whose symbol digests its own signature, layout included (``numba_mlir._operators.user_function``).
+    Distinct names keep each DSL type's numba type recoverable from its name and make a layout mix-up
+    impossible even in a future operation that does depend on fields.
     """
+    tag = "" if layout is None else "_" + hashlib.sha256(layout.encode()).hexdigest()[:12]
     return ValueType(
-        name=f"user{size}a{align}",
-        cpp=f"cuda_coop_storage_{size}_{align}",
+        name=f"user{size}a{align}{tag}",
+        cpp=f"cuda_coop_storage_{size}_{align}{tag}",
         size=size,
         align=align,
         abi="pointer",

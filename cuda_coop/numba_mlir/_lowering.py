@@ -38,7 +38,8 @@ from .._specs import (
     coerce_operator,
     value_type,
 )
-from .._specs._types import DSL_DTYPES
+from .._specs._support import RECORD_PRIMITIVES
+from .._specs._types import DSL_DTYPES, ValueType, user_type
 from ..errors import SpecError
 from . import _seams
 from ._pointer_abi import user_function_c_abi
@@ -84,12 +85,130 @@ def _dtype_name(ty: Any) -> str | None:
     return name if name in SUPPORTED else None
 
 
-def _data_type(cs: CallSite, given: dict[str, Any]) -> str:
+# --- records and tuples (user types) --------------------------------------------------------------------
+#
+# A numba Record (a NumPy structured dtype made with align=True) or a tuple of scalars is bound to the
+# provider as a user type: an opaque aligned byte struct (``_specs._types.user_type``) whose name and C++
+# spelling digest the numba type's spelling (field names, types, offsets; a tuple's member types), so two
+# layouts never share a specialisation. Its values cross the wrappers' C ABI by pointer, laid out as the
+# C struct of its fields: a record is already that (numba keeps a pointer to its bytes); a tuple is laid
+# out as the aligned record of its members (``_carrier``), which is what the kernel's stack slot holds
+# (``_seams.lower_extern_call_slots``) and what the user operator's shim reads (``_pointer_abi``).
+
+_USER: dict[str, tuple[Any, Any]] = {}
+"""User type name -> (the kernel's numba type: a Record or a tuple, its C layout as a numba Record)."""
+_USER_MEMBERS = (*(d for d in DSL_DTYPES if d not in ("bfloat16", "complex64", "complex128")), "bool")
+"""Types a record field or a tuple member may have."""
+
+
+def _describe(ty: Any) -> str:
+    """A user type as the kernel author knows it (a record by its fields, without offsets)."""
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Record):
+        return "record {" + ", ".join(f"{n}: {_type_name(t)}" for n, t in ty.members) + "}"
+    if isinstance(ty, types.BaseTuple) and not isinstance(ty, types.BaseNamedTuple):
+        return str(types.Tuple(tuple(types.unliteral(t) for t in ty)))
+    return str(ty)
+
+
+def _member_name(ty: Any) -> str | None:
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Boolean):
+        return "bool"
+    if not isinstance(ty, types.Number):  # a nested array or record, a tuple
+        return None
+    name = _type_name(ty)
+    return name if name in _USER_MEMBERS else None
+
+
+def _carrier(ty: Any) -> Any:
+    """The numba Record laid out as C lays out the tuple ``ty``'s members (NumPy's align=True is C's rule)."""
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+
+    fields = [(f"f{k}", np.dtype("bool" if m == "bool" else m)) for k, m in enumerate(map(_member_name, ty))]
+    return from_dtype(np.dtype(fields, align=True))
+
+
+def user_value_type(ty: Any) -> tuple[ValueType | None, str]:
+    """(The user value type of a record or tuple numba type, or None; why not, when it is a record or a tuple)."""
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Record):
+        bad = [n for n, t in ty.members if _member_name(t) is None]
+        if bad:
+            return None, (
+                f"its field(s) {', '.join(bad)} are not scalars of {', '.join(_USER_MEMBERS)} (nested records, "
+                "sub-arrays, bfloat16 and complex fields are not taken)"
+            )
+        if not ty.aligned:
+            return None, "its dtype is packed; make it with np.dtype([...], align=True) so that C can lay it out"
+        carrier = ty
+    elif isinstance(ty, types.BaseTuple) and not isinstance(ty, types.BaseNamedTuple):
+        bad = [str(t) for t in ty if _member_name(t) is None]
+        if bad or len(ty) == 0:
+            return None, (
+                f"its member(s) {', '.join(bad) or '(none)'} are not scalars of {', '.join(_USER_MEMBERS)}; a tuple "
+                "item holds one or more scalars"
+            )
+        ty = types.Tuple(tuple(types.unliteral(t) for t in ty))
+        carrier = _carrier(ty)
+    else:
+        return None, ""
+    vt = user_type(carrier.size, carrier.dtype.alignment, layout=str(ty))
+    _USER.setdefault(vt.name, (ty, carrier))
+    return vt, ""
+
+
+def _user_check(cs: CallSite, name: str, ty: Any) -> ValueType:
+    """The user value type of ``name``='s record or tuple, refused (naming dtype and primitive) where
+    ``coop.<primitive>`` does not take one."""
+    vt, why = user_value_type(ty)
+    public = f"coop.{cs.primitive.name}"
+    if vt is None:
+        raise cs.error(f"{name}= is {_describe(ty)}, which {public} cannot take: {why}")
+    if cs.primitive.name not in RECORD_PRIMITIVES:
+        sums = {"block.sum": "block.reduce", "warp.sum": "warp.reduce"}
+        for kind in ("exclusive", "inclusive"):
+            for scope in ("block", "warp"):
+                sums[f"{scope}.{kind}_sum"] = f"{scope}.{kind}_scan"
+        if cs.primitive.name in sums:
+            raise cs.error(
+                f"{name}= is {_describe(ty)}: {public} adds with '+', which records and tuples do not have; call "
+                f"coop.{sums[cs.primitive.name]}({name}, op) with a Python op that combines two of them"
+            )
+        raise cs.error(
+            f"{name}= is {_describe(ty)}: {public} does not take records or tuples (they are taken, one value "
+            f"per thread with a Python op, by {', '.join('coop.' + p for p in RECORD_PRIMITIVES)})"
+        )
+    return vt
+
+
+def _converts(given: Any, target: Any) -> bool:
+    """A tuple ``given`` whose members are ``target``'s (a tuple) or constants that convert to them exactly."""
+    if not isinstance(given, types.BaseTuple) or not isinstance(target, types.BaseTuple) or len(given) != len(target):
+        return False
+    for g, t in zip(given, target, strict=True):
+        if types.unliteral(g) == t:
+            continue
+        if not isinstance(g, types.Literal) or _member_name(g) is None or not _lossless(g.literal_value, _type_name(t)):
+            return False
+    return True
+
+
+def _data_type(cs: CallSite, given: dict[str, Any]) -> str | ValueType:
     data_ty = given.get(cs.primitive.data)
+    if isinstance(data_ty, types.Array) and isinstance(data_ty.dtype, types.Record):
+        raise cs.error(
+            f"{cs.primitive.data}= is an array of {_describe(data_ty.dtype)}: per-thread items are a cuda.local.array, "
+            "and numba-cuda-mlir 0.5 cannot make a cuda.local.array of a record dtype; pass one record per thread "
+            f"(coop.{cs.primitive.name}(x[i], op)) or a tuple of its fields"
+        )
+    if data_ty is not None and isinstance(types.unliteral(data_ty), types.Record | types.BaseTuple):
+        return _user_check(cs, cs.primitive.data, data_ty)
     dtype = _dtype_name(data_ty) if data_ty is not None else None
     if dtype is None:
         raise cs.error(
             f"{cs.primitive.data}= has type {data_ty}; expected a value or an array of one of {', '.join(SUPPORTED)}"
+            f" (or, for {', '.join('coop.' + p for p in RECORD_PRIMITIVES)}, one record or tuple per thread)"
         )
     return dtype
 
@@ -247,13 +366,20 @@ _KIND_WORDS = {
 
 
 def _kind(name: str) -> str:
-    """The value-type kind of a dtype name (``"int"``, ``"uint"``, ``"float"``, ``"bool"``)."""
-    return value_type(name).kind
+    """The value-type kind of a dtype name (``"int"``, ``"uint"``, ``"float"``, ``"bool"``, ``"user"``)."""
+    return "user" if name in _USER else value_type(name).kind
 
 
 def _numba(name: str) -> Any:
-    """The numba type of a dtype name (``"bool"`` and ``"bfloat16"`` included)."""
+    """The numba type of a dtype name (``"bool"`` and ``"bfloat16"`` included; a user type's record or tuple)."""
+    if name in _USER:
+        return _USER[name][0]
     return types.boolean if name == "bool" else getattr(types, name)
+
+
+def _slot_type(name: str) -> Any:
+    """The numba type of a pointer-ABI value's stack slot: a user type's C layout (a Record), else its type."""
+    return _USER[name][1] if name in _USER else _numba(name)
 
 
 def _ref_type(ref: str, params: dict[str, Any]) -> Any:
@@ -283,6 +409,8 @@ class _Typing:
     def check_kind(self, name: str, ref: str, given: str) -> None:
         """``given`` is a type the TYPE parameter ``ref`` allows (its ``kinds``)."""
         kinds = self.type_params[ref].kinds
+        if given in _USER and not kinds:  # records and tuples: _user_check has allowed the primitive
+            return
         if given not in ELEMENT_TYPES or (kinds and _kind(given) not in kinds):
             allowed = " or ".join(_KIND_WORDS.get(k, k) for k in kinds) if kinds else ", ".join(ELEMENT_TYPES)
             raise self.cs.error(f"{name}= holds {given}; it must hold {allowed} values")
@@ -337,6 +465,25 @@ class _Typing:
                 _check_bounds(cs, name, p, self.params)
             self.present[name] = False
 
+    def user_argument(self, index: int, name: str, p: Param) -> None:
+        """An argument of the record or tuple type the data argument binds (``initial_value``)."""
+        cs, data, ty, want = self.cs, self.cs.primitive.data, self.argtys[index], self.dtype
+        self.sources[name] = index
+        if isinstance(ty, types.Array):
+            raise self.cs.error(
+                f"{name}= is an array, but {data}= is {_describe(_numba(want))}: numba-cuda-mlir 0.5 cannot make a "
+                f"cuda.local.array of records, so coop.{cs.primitive.name} takes records and tuples without {name}="
+            )
+        if p.kind is not ArgKind.SCALAR or p.count_limit is not None:
+            raise cs.error(f"{name}= cannot be given with a record or tuple {data}=")
+        given, _ = user_value_type(ty)
+        if (given is None or given.name != want) and not _converts(ty, _numba(want)):
+            raise cs.error(
+                f"{name}= is {_describe(ty)} but must be {_describe(_numba(want))}, the type of {data}=; build it with "
+                "the same member types (e.g. (np.float64(v), np.int32(i)) for a tuple; constants convert when exact)"
+            )
+        self.present[name] = False
+
     def static(self, name: str, value: Any) -> None:
         cs = self.cs
         p = cs.primitive.param(name)
@@ -349,6 +496,12 @@ class _Typing:
         returns = _ref_type(p.returns or "dtype", self.params)
         if p.kind is ArgKind.OPERATOR:
             op = coerce_operator(value)
+            if isinstance(op, KnownOp) and self.dtype in _USER:
+                raise cs.error(
+                    f"{name}={op.aliases[0]!r} is not defined for {_describe(_numba(self.dtype))}: "
+                    f"coop.{cs.primitive.name} of records and tuples needs a Python {name}= that combines two of them "
+                    "(e.g. def op(a, b): return a if a[0] >= b[0] else b)"
+                )
             if isinstance(op, KnownOp) and op.domain == "ordered":
                 _check_ordered(cs, name, op, (*args, returns))
             if op is None:
@@ -392,8 +545,9 @@ def _type_arguments(t: _Typing) -> None:
         elif name in states:
             if cs.static.get(states[name]) is None:
                 raise cs.error(f"{name}= is only used with {states[name]}=")
-        elif p is not None:
-            t.runtime(index, name, p)
+        elif p is not None:  # a record or tuple's initial_value is checked as one of its type
+            user = t.dtype in _USER and name != prim.data and (p.type or "dtype") == "dtype"
+            (t.user_argument if user else t.runtime)(index, name, p)
     for name, value in cs.static.items():
         if value is not None:
             t.static(name, value)
@@ -409,13 +563,14 @@ def _type_arguments(t: _Typing) -> None:
 def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     """Validate a call site's argument types and build its specialisation request."""
     prim = cs.primitive
-    dtype = _data_type(cs, dict(zip(cs.runtime, argtys, strict=True)))
+    data_type = _data_type(cs, dict(zip(cs.runtime, argtys, strict=True)))
+    dtype = str(data_type)
     type_params = {
         tp.name: tp
         for tp in (*prim.spec.tparams, *(t for ov in prim.method.overloads for t in ov.tparams))
         if tp.kind is TParamKind.TYPE
     }
-    t = _Typing(cs, argtys, dtype, {"dtype": dtype}, {}, {}, [], type_params)
+    t = _Typing(cs, argtys, dtype, {"dtype": data_type}, {}, {}, [], type_params)
     if "dtype" in type_params:
         t.check_kind(prim.data, "dtype", dtype)
     _type_arguments(t)
@@ -483,13 +638,13 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     params: list[tuple[Any, Any, int | None]] = []
     for cparam in sig.params:
         if _is_result(cparam):  # the call's result (with others: a tuple, in the wrapper's order)
-            params.append((None, _numba(cparam.value_type.name), cparam.value_type.align))
+            params.append((None, _slot_type(cparam.value_type.name), cparam.value_type.align))
             continue
         index = typed.sources.get(cparam.name)
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
         if _by_slot(cparam):
-            params.append((runtime[index], _numba(cparam.value_type.name), cparam.value_type.align))
+            params.append((runtime[index], _slot_type(cparam.value_type.name), cparam.value_type.align))
         else:
             params.append((runtime[index], _numba_type(cparam, typed.argtys[index]), None))
     returns = _numba(sig.returns.name) if sig.returns is not None else types.none

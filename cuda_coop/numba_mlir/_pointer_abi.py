@@ -1,4 +1,4 @@
-"""User functions over pointer-ABI types (float16, bfloat16, complex): a shim with the provider's C ABI.
+"""User functions over pointer-ABI types (half, complex, records, tuples): a shim with the provider's C ABI.
 
 The provider declares a user operator whose result or operands have a pointer-ABI type (see
 ``_specs._types``) as ``void op(R* out, const A* a0, const A* a1)`` (a callback takes ``void* state``
@@ -6,8 +6,14 @@ first). A Python function computes ``R op(A, A)``: it is compiled as a numba dev
 from a generated shim, ``out[0] = op(a0[0], a1[0])``, which is what the provider links. After LTO
 inlining the pointers are gone (the operands are registers; see tests/compile/test_dtypes_compile.py).
 
+Records and tuples (user types, see ``_lowering``) cross as pointers to their C layout, a numba Record:
+the shim's operand is that Record itself (numba keeps records as pointers to their bytes); a record
+operand is passed on as it is, a tuple operand as the tuple of its fields, ``(a0.f0, a0.f1)``; the result
+is copied into ``out`` field by field.
+
 The shim's symbol must be stable across processes and distinct per user function: the shim's
-qualified name carries a digest of the user function's identity (code, constants, closure values).
+qualified name carries a digest of the user function's identity (code, constants, closure values) and of
+its signature, so one Python function over two layouts of a record is two symbols.
 """
 
 from __future__ import annotations
@@ -26,8 +32,27 @@ __all__ = ["by_pointer", "user_function_c_abi"]
 _NAMES = {"__nv_bfloat16": "bfloat16"}
 
 
+def _layout(ty: Any) -> Any:
+    """The C layout (a numba Record) of a record or tuple type; None for other types."""
+    from ._lowering import user_value_type
+
+    types = _seams.types
+    if not isinstance(ty, types.Record | types.BaseTuple):
+        return None
+    vt, _ = user_value_type(ty)
+    return _user_layout(vt.name) if vt is not None else None
+
+
+def _user_layout(name: str) -> Any:
+    from ._lowering import _USER
+
+    return _USER[name][1]
+
+
 def by_pointer(ty: Any) -> bool:
     """Whether values of the numba type ``ty`` cross the provider's C ABI by pointer."""
+    if _layout(ty) is not None:
+        return True
     name = str(ty)
     if name in ("bool", "none"):
         return False
@@ -47,12 +72,38 @@ def _callee(fn: Any) -> Any:
     return fn
 
 
-def _shim_source(state: bool, out: bool, operands: list[bool]) -> str:
+def _operand(k: int, ty: Any, pointer: bool) -> str:
+    """How the shim passes its operand ``a<k>`` (of the user's type ``ty``) to the user's function."""
+    layout = _layout(ty)
+    if layout is None:
+        return f"a{k}[0]" if pointer else f"a{k}"
+    if isinstance(ty, _seams.types.Record):
+        return f"a{k}"
+    return "(" + "".join(f"a{k}.{name}, " for name, _ in layout.members) + ")"
+
+
+def _store_result(returns: Any) -> list[str]:
+    layout = _layout(returns)
+    if layout is None:
+        return ["out[0] = r"]
+    if isinstance(returns, _seams.types.Record):
+        return [f"out.{name} = r.{name}" for name, _ in layout.members]
+    return [f"out.{name} = r[{k}]" for k, (name, _) in enumerate(layout.members)]
+
+
+def _shim_source(state: bool, returns: Any, args: tuple[Any, ...], operands: list[bool], out: bool) -> str:
     formals = (["state"] if state else []) + (["out"] if out else []) + [f"a{k}" for k in range(len(operands))]
-    actuals = (["state"] if state else []) + [f"a{k}[0]" if p else f"a{k}" for k, p in enumerate(operands)]
+    pairs = enumerate(zip(args, operands, strict=True))
+    actuals = (["state"] if state else []) + [_operand(k, a, p) for k, (a, p) in pairs]
     call = f"callee({', '.join(actuals)})"
-    body = f"out[0] = {call}" if out else f"return {call}"
-    return f"def shim({', '.join(formals)}):\n    {body}\n"
+    body = [f"r = {call}", *_store_result(returns)] if out else [f"return {call}"]
+    return f"def shim({', '.join(formals)}):\n" + "".join(f"    {line}\n" for line in body)
+
+
+def _c_type(ty: Any, pointer: bool) -> Any:
+    """The shim's numba type of a by-pointer operand: a record or tuple's C layout, else ``T*``."""
+    layout = _layout(ty)
+    return layout if layout is not None else _seams.types.CPointer(ty) if pointer else ty
 
 
 def user_function_c_abi(
@@ -77,14 +128,16 @@ def user_function_c_abi(
     operands = [by_pointer(a) for a in args]
     out = by_pointer(returns)
     namespace: dict[str, Any] = {"callee": _callee(fn), "__name__": __name__}
-    exec(compile(_shim_source(state is not None, out, operands), "<cuda-coop pointer-ABI shim>", "exec"), namespace)
+    source_code = _shim_source(state is not None, returns, args, operands, out)
+    exec(compile(source_code, "<cuda-coop pointer-ABI shim>", "exec"), namespace)
     shim = namespace["shim"]
     source = _identity(pyfunc) if hasattr(pyfunc, "__code__") else repr(pyfunc).encode()
+    source += b"\0" + str(returns(*leading, *args)).encode()  # the layouts of records and tuples
     shim.__qualname__ = f"pointer_abi[{hashlib.sha256(source).hexdigest()[:16]}]"
     shim.__name__ = getattr(fn, "__name__", "shim")
-    c_args = [_seams.types.CPointer(a) if p else a for a, p in zip(args, operands, strict=True)]
+    c_args = [_c_type(a, p) for a, p in zip(args, operands, strict=True)]
     c_returns = _seams.types.none if out else returns
-    c_lead = [*leading, *([_seams.types.CPointer(returns)] if out else [])]
+    c_lead = [*leading, *([_c_type(returns, True)] if out else [])]
     c_sig = c_returns(*c_lead, *c_args)
     try:
         return user_function(cs, param, shim, c_sig)

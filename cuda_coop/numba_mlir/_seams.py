@@ -130,6 +130,12 @@ def lower_extern_call_slots(
     callee writes (``T*``, a result). The results are loaded into ``target`` after the call (one: its
     value; several: a tuple); without any, the call returns ``returns`` by value (or nothing). After LTO
     inlining the slots are promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
+
+    A numba Record as the type is a C struct layout (records and tuples, see ``_lowering``): a record
+    ``var`` is already a pointer to such bytes and is passed as it is; a tuple ``var`` is stored member by
+    member at the record's field offsets. A result slot of a Record type is the result itself when the
+    call's result is a record (numba keeps records as pointers to their bytes; the slot lives as long as
+    the kernel and is reused by the next call at this site), else a tuple loaded from the fields.
     """
     from numba_cuda_mlir._mlir.dialects import func as _func
     from numba_cuda_mlir.lowering_utilities import get_or_insert_function
@@ -146,9 +152,14 @@ def lower_extern_call_slots(
         if align is None:
             operands += lower._call_operands_from_vars([var], expected_types=[ty])
             continue
+        if var is not None and isinstance(ty, types.Record) and isinstance(lower.get_numba_type(var), types.Record):
+            operands.append(lower.load_var(var))  # a record is a pointer to its bytes already
+            continue
         ptr = _aligned_slot(lower, ty, align)
         if var is None:
             slots.append((ptr, ty, align))
+        elif isinstance(ty, types.Record):
+            _record_store(lower, lower.load_var(var), ty, ptr)
         else:
             value = lower._coerce_value_to_numba_type(ty, lower.load_var(var))
             _slot_store(lower.as_storage(ty, value), ptr, align)
@@ -157,7 +168,14 @@ def lower_extern_call_slots(
     callee = get_or_insert_function(symbol, fty, lower.mlir_gpu_module)
     if slots:
         _func.call(result=[], callee=callee.name.value, operands_=operands)
-        values = [lower.from_storage(ty, _slot_load(lower.get_storage_type(ty), ptr, a)) for ptr, ty, a in slots]
+        kernel = lower.get_numba_type(target)
+        views = [kernel] if len(slots) == 1 else list(kernel)
+        values = [
+            _record_load(lower, ptr, ty, view)
+            if isinstance(ty, types.Record)
+            else lower.from_storage(ty, _slot_load(lower.get_storage_type(ty), ptr, a))
+            for (ptr, ty, a), view in zip(slots, views, strict=True)
+        ]
         lower.store_var(target, values[0] if len(values) == 1 else tuple(values))
     elif returns not in (types.none, types.void):
         raw = _func.call(result=list(fty.results), callee=callee.name.value, operands_=operands)
@@ -189,6 +207,11 @@ def _aligned_slot(lower: Any, ty: Any, align: int) -> Any:
     from numba_cuda_mlir.lowering_utilities import i64_of
 
     with lower.alloca_insertion_point():
+        if isinstance(ty, types.Record):  # a C struct: its bytes
+            from numba_cuda_mlir._mlir.extras import types as _t
+
+            elem = _llvm.ArrayType.get(_t.i8(), ty.size)
+            return _mir.Value(_llvm.alloca(_llvm.PointerType.get(), i64_of(1), elem, alignment=align))
         elem = _slot_type(lower.get_storage_type(ty))
         return _mir.Value(_llvm.alloca(_llvm.PointerType.get(), i64_of(1), elem, alignment=align))
 
@@ -211,6 +234,36 @@ def _slot_store(value: Any, ptr: Any, align: int) -> None:
         _llvm.store(_complex.im(value), _part(ptr, part, 1))
     else:
         _llvm.store(value, ptr, alignment=align)
+
+
+def _field(ptr: Any, offset: int) -> Any:
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+    from numba_cuda_mlir._mlir.extras import types as _t
+    from numba_cuda_mlir.lowering_utilities import i64_of
+
+    return _llvm.getelementptr(_llvm.PointerType.get(), ptr, [i64_of(offset)], [-(2**31)], _t.i8(), None)
+
+
+def _field_align(layout: Any, name: str) -> int:
+    return int(layout.dtype.fields[name][0].alignment)
+
+
+def _record_store(lower: Any, value: tuple[Any, ...], layout: Any, ptr: Any) -> None:
+    """Store a tuple's members at the fields of ``layout`` (a Record named ``f0``, ``f1``...)."""
+    for (name, ty), member in zip(layout.members, value, strict=True):
+        coerced = lower._coerce_value_to_numba_type(ty, member)
+        _slot_store(lower.as_storage(ty, coerced), _field(ptr, layout.offset(name)), _field_align(layout, name))
+
+
+def _record_load(lower: Any, ptr: Any, layout: Any, view: Any) -> Any:
+    """A result of the C layout ``layout`` as the kernel sees it (``view``): the record, or the tuple of its fields."""
+    if isinstance(view, types.Record):
+        return ptr
+    return tuple(
+        lower.from_storage(ty, _slot_load(lower.get_storage_type(ty), _field(ptr, layout.offset(name)),
+                                          _field_align(layout, name)))
+        for name, ty in layout.members
+    )
 
 
 def _slot_load(storage: Any, ptr: Any, align: int) -> Any:

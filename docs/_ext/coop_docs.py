@@ -362,6 +362,7 @@ class FamilyPage(_GeneratedRst):
                 for fn in fam.functions for arg in coop_families.typed_arguments(fn)]
         if rows:
             out += ["Other typed arguments:", "", *_table(["function", "argument", "element types"], rows, "30 25 45")]
+        out += _records(fam.functions)
         out += ["All functions and types at once: :doc:`/support_matrix`.", ""]
         return out
 
@@ -399,7 +400,7 @@ class SupportMatrix(_GeneratedRst):
         for fn in functions:
             allowed = set(coop_families.accepted_types(fn))
             rows.append([_func(fn), *("✓" if t in allowed else "" for t in items)])
-        out = _table(["function", *items], rows) + _restrictions(functions)
+        out = _table(["function", *items], rows) + _restrictions(functions) + _records(functions)
         later = coop_families.not_yet_types()
         if later:
             out += [f"Known to the specs but not passed by the Numba-CUDA-MLIR integration yet: {_types(later)}.", ""]
@@ -440,6 +441,21 @@ class Performance(_GeneratedRst):
         table = list(csv.reader((results / "suite.csv").read_text().splitlines()))
         out += _table([_rst_text(c) for c in table[0]], [[_rst_text(c) for c in row] for row in table[1:]])
         return out
+
+
+def _records(functions: list[coop_families.Function]) -> list[str]:
+    """Which of ``functions`` take records and tuples as items (``_specs._support.record_support``)."""
+    from cuda.coop._specs._support import record_support
+
+    support = {r.primitive: r for r in record_support()}
+    rows = [[_func(fn), _rst_text(support[fn.prim.name].note)] for fn in functions if support[fn.prim.name].supported]
+    if not rows:
+        return []
+    return [
+        "Records (NumPy structured dtypes made with ``align=True``, of integer, float16/32/64 and bool fields) and "
+        "tuples of such scalars are taken as items by:", "", *_table(["function", "how"], rows, "30 70"),
+        "Sums of records and tuples are refused (they have no ``+``): pass a Python ``op`` to the function above.", "",
+    ]
 
 
 def _restrictions(functions: list[coop_families.Function]) -> list[str]:
