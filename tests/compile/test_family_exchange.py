@@ -131,13 +131,11 @@ def _register_bound(case) -> bool:  # type: ignore[no-untyped-def]
 
 
 def _compiled_here(case) -> bool:  # type: ignore[no-untyped-def]
-    """Every GPU case but some of the wide ones (each is a slow compile): of 256 and 1024 threads, items 4 and 16;
-    of 16 items, the 1-, 2- and 3-D partial-warp blocks; of the warp cases, the 1024-thread ones."""
+    """Every GPU block kernel (21, each holding every dtype), and every warp case but the 256-thread ones (each is a
+    slow compile)."""
     if isinstance(case, gpu.WarpCase):
         return case.threads < 256 or case.threads == 1024
-    if case.threads >= 256:
-        return case.ipt in (4, 16)
-    return case.ipt < 16 or case.block in ((33, 1, 1), (16, 8, 1), (4, 4, 4))
+    return True
 
 
 @pytest.mark.parametrize("case", [c for c in gpu.BLOCK_CASES if _compiled_here(c)], ids=lambda c: c.id)
@@ -162,7 +160,10 @@ def test_sanitizer_kernel_compiles_inlined(block: tuple[int, int, int]) -> None:
 def test_gpu_cases_cover_the_shapes() -> None:
     assert {c.block for c in gpu.BLOCK_CASES} == set(gpu.BLOCKS)
     assert {(c.block, c.ipt) for c in gpu.BLOCK_CASES} == {(b, i) for b in gpu.BLOCKS for i in gpu.ITEMS}
-    assert {c.dtype for c in gpu.BLOCK_CASES} == set(gpu.DTYPES)
+    for c in gpu.BLOCK_CASES:  # the full product: every dtype whose tile fits in shared memory, in one kernel
+        assert c.dtypes == tuple(d for d in gpu.DTYPES if c.tile * np.dtype(d).itemsize <= gpu.TILE_BYTES), c.id
+    left_out = {(c.id, d) for c in gpu.BLOCK_CASES for d in gpu.DTYPES if d not in c.dtypes}
+    assert left_out == {("1024x1x1-ipt16", d) for d in gpu.DTYPES if np.dtype(d).itemsize >= 4}
     assert {c.width for c in gpu.WARP_CASES} == {1, 2, 4, 8, 16, 32}
     assert {c.ipt for c in gpu.WARP_CASES} == set(gpu.ITEMS)
     assert {(256, 1, 1), (1024, 1, 1)} <= {c.block for c in gpu.WARP_CASES}
@@ -172,21 +173,20 @@ def test_gpu_cases_cover_the_shapes() -> None:
 SMEM_REFUSAL = r"static assertion failed.*exceeds the 48 KiB of static shared memory a block may have"
 
 
-@pytest.mark.parametrize("dtype", ["int32", "float64"])
+@pytest.mark.parametrize("dtype", [d for d in gpu.DTYPES if np.dtype(d).itemsize >= 4])
 def test_a_tile_over_the_shared_memory_is_refused(dtype: str) -> None:
-    """1024 threads x 16 items of 4 or 8 bytes: the GPU matrix takes a narrower dtype there, because CUB's
+    """1024 threads x 16 items of 4 or 8 bytes: the GPU matrix leaves those dtypes out there, because CUB's
     storage for the tile is over the 48 KiB a block may have; this is the documented error."""
-    case = gpu.BlockCase(dtype, (1024, 1, 1), 16)
-    assert case.tile * np.dtype(dtype).itemsize > gpu.TILE_BYTES
-    assert all(c.tile * np.dtype(c.dtype).itemsize <= gpu.TILE_BYTES for c in gpu.BLOCK_CASES)
+    case = gpu.BlockCase((1024, 1, 1), 16, (dtype,))
+    assert not gpu.fits(case.block, case.ipt, dtype)
     with pytest.raises(CompileError, match=SMEM_REFUSAL):
         compile_kernel(gpu.make_block_kernel(case), gpu.block_signature(case), block=case.block)
 
 
 def test_warp_striped_kernel_refused_on_a_partial_warp() -> None:
-    whole = gpu.BlockCase("int32", (32, 1, 1), 4)
+    case = gpu.BlockCase((33, 1, 1), 4, ("int32",))
     with pytest.raises(UsageError, match=r"test_family_exchange.py:\d+: .*needs whole warps"):
-        compile_kernel(gpu.make_block_kernel(whole), gpu.block_signature(whole), block=(33,))
+        compile_kernel(gpu.make_block_kernel(case, whole_warps=True), gpu.block_signature(case), block=(33,))
 
 
 # -- misuse ---------------------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ ranks (a random permutation of each tile; the guarded and flagged scatters drop 
 only the positions that received an item are compared). ``warp_time_slicing`` is used by half of the
 call sites; rank types vary (int32, uint16, int64, int16) and flags are bool.
 
-Block shapes (32,), (128,), (256,), (1024,), (33,), (16,8), (4,4,4) x items 1, 4 and 16, the ten dtypes
-rotating (every dtype at least twice); (33,) runs every method but the warp-striped ones, which are refused
-(checked below and in ``tests/compile/test_family_exchange.py``). A tile is exchanged through shared
-memory, so a case whose tile is over ``TILE_BYTES`` takes the next dtype in the rotation that fits: 1024
-threads x 16 items of 4 or 8 bytes need more than the 48 KiB of static shared memory a block may have, and
-CUB's storage is refused at compile time with the documented error (asserted in the compile tier).
+Block shapes (32,), (128,), (256,), (1024,), (33,), (16,8), (4,4,4) x items 1, 4 and 16 x every one of the ten
+dtypes: one kernel per (block, items) holds every dtype (one inlined device function, specialised per dtype), so
+the number of compiled kernels stays 21. (33,) runs every method but the warp-striped ones, which are refused
+(checked below and in ``tests/compile/test_family_exchange.py``). A tile is exchanged through shared memory, so a
+dtype whose tile is over ``TILE_BYTES`` is left out of its case: 1024 threads x 16 items of 4 or 8 bytes need more
+than the 48 KiB of static shared memory a block may have, and CUB's storage is refused at compile time with the
+documented error (asserted in the compile tier).
 Logical warps of 1 to 32 threads for WarpExchange, with the shuffle algorithm where items_per_thread ==
 threads, items 1, 4 and 16, in blocks up to 1024 threads.
 """
@@ -42,9 +43,9 @@ WARP_OUTPUTS = ("b2s", "s2b", "sc_s", "sh_b2s", "sh_s2b")
 
 @dataclass(frozen=True)
 class BlockCase:
-    dtype: str
     block: tuple[int, int, int]
     ipt: int
+    dtypes: tuple[str, ...]
 
     @property
     def threads(self) -> int:
@@ -60,18 +61,17 @@ class BlockCase:
 
     @property
     def id(self) -> str:
-        return f"{self.dtype}-{'x'.join(map(str, self.block))}-ipt{self.ipt}"
+        return f"{'x'.join(map(str, self.block))}-ipt{self.ipt}"
+
+
+def fits(block: tuple[int, int, int], ipt: int, dtype: str) -> bool:
+    """Whether the tile fits in shared memory (see ``TILE_BYTES``)."""
+    return math.prod(block) * ipt * np.dtype(dtype).itemsize <= TILE_BYTES
 
 
 def block_cases() -> list[BlockCase]:
-    """Every block x items per thread, one kernel each; the dtype rotates, skipping those whose tile would not
-    fit in shared memory (see ``TILE_BYTES``)."""
-    result = []
-    for k, (b, i) in enumerate((b, i) for b in BLOCKS for i in ITEMS):
-        fits = [d for j in range(len(DTYPES)) if math.prod(b) * i * np.dtype(d := DTYPES[(k + j) % len(DTYPES)])
-                .itemsize <= TILE_BYTES]
-        result.append(BlockCase(fits[0], b, i))
-    return result
+    """Every block x items per thread, one kernel each, holding every dtype whose tile fits in shared memory."""
+    return [BlockCase(b, i, tuple(d for d in DTYPES if fits(b, i, d))) for b in BLOCKS for i in ITEMS]
 
 
 @dataclass(frozen=True)
@@ -107,23 +107,23 @@ WARP_CASES = [
 BLOCK_CASES = block_cases()
 
 
-def make_block_kernel(case: BlockCase):
-    """The case's kernel: every BlockExchange method, each result stored in its arrangement (the
-    warp-striped methods only where the block is made of whole warps: elsewhere they are refused)."""
+def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
+    """The device function running every BlockExchange method on one dtype's tile (specialised per dtype), each
+    result stored in its arrangement (the warp-striped methods only where the block is made of whole warps:
+    elsewhere they are refused)."""
     from numba_cuda_mlir import cuda
 
     import cuda.coop as coop
 
-    DT, IPT, T, TILE = getattr(np, case.dtype), case.ipt, case.threads, case.tile
+    IPT, T, TILE = case.ipt, case.threads, case.tile
     WT = 32 * IPT  # one warp's share of a warp-striped tile
-    WS = case.whole_warps
 
-    @cuda.jit
-    def kernel(x, perm, keep, b2s, s2b, b2ws, ws2b, sc_b, sc_s, sc_g, sc_f):
+    @cuda.jit(device=True)
+    def body(x, perm, keep, b2s, s2b, sc_b, sc_s, sc_g, sc_f):
         t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
         base = cuda.blockIdx.x * TILE
-        items = cuda.local.array(IPT, DT)
-        out = cuda.local.array(IPT, DT)
+        items = cuda.local.array(IPT, x.dtype)
+        out = cuda.local.array(IPT, x.dtype)
         r32 = cuda.local.array(IPT, np.int32)
         r16 = cuda.local.array(IPT, np.uint16)
         r64 = cuda.local.array(IPT, np.int64)
@@ -155,43 +155,15 @@ def make_block_kernel(case: BlockCase):
         for i in range(IPT):
             sc_f[base + i * T + t] = out[i]
 
-    @cuda.jit
-    def kernel_ws(x, perm, keep, b2s, s2b, b2ws, ws2b, sc_b, sc_s, sc_g, sc_f):
-        """The kernel above plus the warp-striped methods."""
+    @cuda.jit(device=True)
+    def warp_striped(x, b2ws, ws2b):
+        """The warp-striped methods (whole warps only)."""
         t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
         base = cuda.blockIdx.x * TILE
-        items = cuda.local.array(IPT, DT)
-        out = cuda.local.array(IPT, DT)
-        r32 = cuda.local.array(IPT, np.int32)
-        r16 = cuda.local.array(IPT, np.uint16)
-        r64 = cuda.local.array(IPT, np.int64)
-        flags = cuda.local.array(IPT, np.bool_)
+        items = cuda.local.array(IPT, x.dtype)
+        out = cuda.local.array(IPT, x.dtype)
         for i in range(IPT):
             items[i] = x[base + t * IPT + i]
-            r32[i] = perm[base + t * IPT + i]
-            r16[i] = perm[base + t * IPT + i]
-            flags[i] = keep[base + t * IPT + i] != 0
-            r64[i] = perm[base + t * IPT + i] if flags[i] else -1
-        coop.block.blocked_to_striped(items, out)
-        for i in range(IPT):
-            b2s[base + i * T + t] = out[i]
-        for i in range(IPT):
-            out[i] = x[base + i * T + t]
-        coop.block.striped_to_blocked(out, warp_time_slicing=True)
-        for i in range(IPT):
-            s2b[base + t * IPT + i] = out[i]
-        coop.block.scatter_to_blocked(items, r32, out)
-        for i in range(IPT):
-            sc_b[base + t * IPT + i] = out[i]
-        coop.block.scatter_to_striped(items, r16, out, warp_time_slicing=True)
-        for i in range(IPT):
-            sc_s[base + i * T + t] = out[i]
-        coop.block.scatter_to_striped_guarded(items, r64, out)
-        for i in range(IPT):
-            sc_g[base + i * T + t] = out[i]
-        coop.block.scatter_to_striped_flagged(items, r32, flags, out)
-        for i in range(IPT):
-            sc_f[base + i * T + t] = out[i]
         warp, lane = t // 32, t % 32
         coop.block.blocked_to_warp_striped(items, out, warp_time_slicing=True)
         for i in range(IPT):
@@ -202,7 +174,34 @@ def make_block_kernel(case: BlockCase):
         for i in range(IPT):
             ws2b[base + t * IPT + i] = items[i]
 
-    return kernel_ws if WS else kernel
+    return body, warp_striped
+
+
+def make_block_kernel(case: BlockCase, *, whole_warps: bool | None = None):  # type: ignore[no-untyped-def]
+    """The case's kernel (compiled at its first launch): arguments ``perm, keep``, then for each of ``case.dtypes``
+    its input and the ``BLOCK_OUTPUTS``; one call of the device functions per dtype. ``whole_warps`` (default: the
+    block's) includes the warp-striped methods."""
+    import linecache
+
+    from numba_cuda_mlir import cuda
+
+    body, warp_striped = _block_body(case)
+    ws = case.whole_warps if whole_warps is None else whole_warps
+    args, lines = ["perm", "keep"], []
+    for k in range(len(case.dtypes)):
+        x, outs = f"x{k}", [f"{name}{k}" for name in BLOCK_OUTPUTS]
+        args += [x, *outs]
+        b2s, s2b, b2ws, ws2b, sc_b, sc_s, sc_g, sc_f = outs
+        lines.append(f"    body({x}, perm, keep, {b2s}, {s2b}, {sc_b}, {sc_s}, {sc_g}, {sc_f})")
+        if ws:
+            lines.append(f"    warp_striped({x}, {b2ws}, {ws2b})")
+    name = f"exchange_{case.id.replace('-', '_')}" + ("_ws" if ws else "")
+    source = f"def {name}({', '.join(args)}):\n" + "\n".join(lines) + "\n"
+    filename = f"<block exchange kernel {case.id}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    env = {"body": body, "warp_striped": warp_striped}
+    exec(compile(source, filename, "exec"), env)  # one kernel whatever the number of dtypes
+    return cuda.jit(env[name])
 
 
 def make_warp_kernel(case: WarpCase):
@@ -255,8 +254,10 @@ def make_warp_kernel(case: WarpCase):
 def block_signature(case: BlockCase) -> tuple:
     from numba_cuda_mlir.numba_cuda import types
 
-    data = getattr(types, case.dtype)[::1]
-    return (data, types.int32[::1], types.uint8[::1], *([data] * len(BLOCK_OUTPUTS)))
+    sig: list = [types.int32[::1], types.uint8[::1]]
+    for dtype in case.dtypes:
+        sig += [getattr(types, dtype)[::1]] * (1 + len(BLOCK_OUTPUTS))
+    return tuple(sig)
 
 
 def warp_signature(case: WarpCase) -> tuple:
@@ -284,25 +285,31 @@ def test_block_exchange(case: BlockCase) -> None:
 
     rng = np.random.default_rng()
     n = GRID * case.tile
-    x = random_values(rng, case.dtype, n)
     perm = _permutations(rng, GRID, case.tile)
     keep = (rng.random(n) < 0.7).astype(np.uint8)
-    poison = sentinels(case.dtype)[0]
-    outs = {name: cuda.to_device(np.full(n, poison, dtype=case.dtype)) for name in BLOCK_OUTPUTS}
-    kernel = make_block_kernel(case)
-    kernel[GRID, case.block](cuda.to_device(x), cuda.to_device(perm), cuda.to_device(keep), *outs.values())
-    got = {name: arr.copy_to_host() for name, arr in outs.items()}
-    for name in ("b2s", "s2b") + (("b2ws", "ws2b") if case.whole_warps else ()):
-        assert_bits_equal(got[name], x, f"{case.id}: {name}")
-    if not case.whole_warps:
-        assert_bits_equal(got["b2ws"], np.full(n, poison, dtype=case.dtype), f"{case.id}: b2ws untouched")
-    scattered = _scattered(x, perm, case.tile)
-    assert_bits_equal(got["sc_b"], scattered, f"{case.id}: scatter_to_blocked")
-    assert_bits_equal(got["sc_s"], scattered, f"{case.id}: scatter_to_striped")
+    args, runs = [cuda.to_device(perm), cuda.to_device(keep)], []
+    for dtype in case.dtypes:
+        x = random_values(rng, dtype, n)
+        poison = sentinels(dtype)[0]
+        outs = {name: cuda.to_device(np.full(n, poison, dtype=dtype)) for name in BLOCK_OUTPUTS}
+        args += [cuda.to_device(x), *outs.values()]
+        runs.append((dtype, x, poison, outs))
+    make_block_kernel(case)[GRID, case.block](*args)
+    scattered_at = _scattered(np.arange(n), perm, case.tile)  # the source index of each scattered position
     offsets = np.repeat(np.arange(GRID) * case.tile, case.tile)
     kept = offsets[keep != 0] + perm[keep != 0]  # the positions that received an item
-    for name in ("sc_g", "sc_f"):
-        assert_bits_equal(got[name][kept], scattered[kept], f"{case.id}: {name}")
+    for dtype, x, poison, outs in runs:
+        what = f"{case.id} {dtype}"
+        got = {name: arr.copy_to_host() for name, arr in outs.items()}
+        for name in ("b2s", "s2b") + (("b2ws", "ws2b") if case.whole_warps else ()):
+            assert_bits_equal(got[name], x, f"{what}: {name}")
+        if not case.whole_warps:
+            assert_bits_equal(got["b2ws"], np.full(n, poison, dtype=dtype), f"{what}: b2ws untouched")
+        scattered = x[scattered_at]
+        assert_bits_equal(got["sc_b"], scattered, f"{what}: scatter_to_blocked")
+        assert_bits_equal(got["sc_s"], scattered, f"{what}: scatter_to_striped")
+        for name in ("sc_g", "sc_f"):
+            assert_bits_equal(got[name][kept], scattered[kept], f"{what}: {name}")
 
 
 @pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
@@ -332,14 +339,13 @@ def test_warp_striped_refused_at_launch_for_partial_warps() -> None:
 
     from cuda.coop.errors import UsageError
 
-    case = BlockCase("int32", (33, 1, 1), 4)
-    whole = BlockCase("int32", (32, 1, 1), 4)  # the kernel with the warp-striped calls, launched on 33 threads
+    case = BlockCase((33, 1, 1), 4, ("int32",))
     n = GRID * case.tile
-    args = [cuda.to_device(np.zeros(n, np.int32)), cuda.to_device(np.arange(n, dtype=np.int32) % case.tile),
-            cuda.to_device(np.ones(n, np.uint8))]
+    args = [cuda.to_device(np.arange(n, dtype=np.int32) % case.tile), cuda.to_device(np.ones(n, np.uint8)),
+            cuda.to_device(np.zeros(n, np.int32))]
     outs = [cuda.to_device(np.full(n, -7, np.int32)) for _ in BLOCK_OUTPUTS]
     with pytest.raises(UsageError, match=r"needs whole warps: a block size that is a multiple of 32 threads"):
-        make_block_kernel(whole)[GRID, case.block](*args, *outs)
+        make_block_kernel(case, whole_warps=True)[GRID, case.block](*args, *outs)  # the warp-striped calls on 33
         cuda.synchronize()
     assert all((o.copy_to_host() == -7).all() for o in outs), "a refused kernel ran"
 
