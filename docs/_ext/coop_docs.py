@@ -454,7 +454,9 @@ def _records(functions: list[coop_families.Function]) -> list[str]:
     return [
         "Records (NumPy structured dtypes made with ``align=True``, of integer, float16/32/64 and bool fields) and "
         "tuples of such scalars are taken as items by:", "", *_table(["function", "how"], rows, "30 70"),
-        "Sums of records and tuples are refused (they have no ``+``): pass a Python ``op`` to the function above.", "",
+        "Sums of records and tuples are refused (they have no ``+``): pass a Python ``op`` to the function above. "
+        "A record result, like any Numba record, refers to its bytes: the next call at the same place in the "
+        "kernel (a loop's next iteration) rewrites them, so copy the fields you keep, or use a tuple.", "",
     ]
 
 

@@ -32,7 +32,7 @@ I32 = types.int32[::1]
 
 
 def test_gpu_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == len(gpu.CASES) + 2 == 6
+    assert gpu.KERNEL_COUNT == len(gpu.CASES) + 3 == 7
     assert {len([d for d in c.block if d > 1]) for c in gpu.CASES} == {1, 2, 3}
     assert gpu.REC.itemsize == 24 and gpu.REC.alignment == 8
 
@@ -40,6 +40,11 @@ def test_gpu_kernel_count() -> None:
 @pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
 def test_gpu_kernel_compiles(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block, grid=gpu.TILES)
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+def test_gpu_built_tuple_kernel_compiles() -> None:
+    compiled = compile_kernel(gpu.make_small_kernel(), gpu.small_signature(), block=gpu.SMALL_BLOCK, grid=gpu.TILES)
     assert compiled.resource_usage().get("local", 0) == 0
 
 

@@ -23,6 +23,10 @@ handled with its own layout (the compile tier checks they are three C++ types an
 from tile to tile by a ``prefix_op`` callback that takes and returns the tuple, and a record reduction of the
 first ``VALID`` threads only (``valid_items=``), in a block of 33 threads.
 
+``test_built_tuples`` has an operator that builds a new tuple of small members, (count: int32, max: float16,
+any: bool, max: uint8), in a warp inclusive scan and a block reduction, and reduces ``SMALL`` records (float16,
+bool, uint8, uint64 fields) in a (4,4,4) block.
+
 Every output starts poisoned (NaN, -7777, records of 0xA5 bytes), so a value nobody wrote fails.
 Logical warps are powers of two (CUB's WarpReduce/WarpScan; threads=7 is refused at compile time, see the
 compile tier); the 7 of the brief is covered as a partial warp reduction of 7 lanes.
@@ -61,7 +65,9 @@ class Case:
 
 
 CASES = [Case((128, 1, 1), 32), Case((33, 1, 1), 1), Case((16, 8, 1), 16), Case((4, 4, 4), 8)]
-KERNEL_COUNT = len(CASES) + 2  # 6, with the two-layout kernel and the prefix/valid_items one
+KERNEL_COUNT = len(CASES) + 3  # 7, with the two-layout, prefix/valid_items and built-tuple kernels
+SMALL = np.dtype([("h", np.float16), ("ok", np.bool_), ("u", np.uint8), ("q", np.uint64)], align=True)
+SMALL_BLOCK = (4, 4, 4)
 EXTRA_BLOCK = (33, 1, 1)
 EXTRA_TILES = 3
 VALID = 20
@@ -113,6 +119,17 @@ def carry(state, aggregate):
         state[0] = aggregate[0]
         state[1] = aggregate[1]
     return old
+
+
+def tally(a, b):
+    """Builds a new tuple: (count, max of the halves, any flag, max of the bytes)."""
+    return (a[0] + b[0], max(a[1], b[1]), a[2] or b[2], max(a[3], b[3]))
+
+
+def largest_q(a, b):
+    if b.q > a.q or (b.q == a.q and b.u < a.u):
+        return b
+    return a
 
 
 def lex_max(a, b):
@@ -217,6 +234,42 @@ def make_odr_kernel() -> Any:
 
 
 ODR_BLOCK = (96, 1, 1)
+
+
+def small_signature() -> tuple[Any, ...]:
+    from numba_cuda_mlir.numba_cuda import types
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+
+    small = from_dtype(SMALL)[::1]
+    return (small, types.int32[::1], types.float16[::1], types.uint8[::1], types.uint8[::1], small)
+
+
+def make_small_kernel() -> Any:
+    """``k(recs, counts, halves, flags, bytes_, best)``: per thread the warp scan of tally (first 4*TILES*64
+    entries), then per block the block reduction of tally (after them) and of the records (``best``)."""
+    from numba_cuda_mlir import cuda
+
+    import cuda.coop as coop
+
+    threads = math.prod(SMALL_BLOCK)
+    total = TILES * threads
+
+    @cuda.jit
+    def kernel(recs, counts, halves, flags, bytes_, best):
+        tid = cuda.threadIdx.x + 4 * (cuda.threadIdx.y + 4 * cuda.threadIdx.z)
+        g = cuda.blockIdx.x * threads + tid
+        r = recs[g]
+        item = (np.int32(1), r.h, r.ok, r.u)
+        w = coop.warp.inclusive_scan(item, tally, threads=16)
+        b = coop.block.reduce(item, tally)
+        rb = coop.block.reduce(r, largest_q)
+        counts[g], halves[g], flags[g], bytes_[g] = w[0], w[1], np.uint8(w[2]), w[3]
+        if tid == 0:
+            at = total + cuda.blockIdx.x
+            counts[at], halves[at], flags[at], bytes_[at] = b[0], b[1], np.uint8(b[2]), b[3]
+            best[cuda.blockIdx.x] = rb
+
+    return kernel
 
 
 def extra_signature() -> tuple[Any, ...]:
@@ -380,3 +433,38 @@ def test_prefix_and_valid_items() -> None:
     want_v, want_i = _running(vals)
     assert np.array_equal(scan_v, want_v) and np.array_equal(scan_i, want_i), "running max carried by prefix_op"
     assert_record(rec_out[0], min(recs[:VALID], key=_rec_key), "record reduce of the first VALID threads")
+
+
+def test_built_tuples() -> None:
+    from numba_cuda_mlir import cuda
+
+    threads = math.prod(SMALL_BLOCK)
+    n = TILES * threads
+    rng = np.random.default_rng(7)
+    recs = np.zeros(n, SMALL)
+    recs["h"] = rng.integers(-2048, 2048, n).astype(np.float16) / np.float16(8)
+    recs["ok"] = rng.random(n) < 0.05
+    recs["u"] = rng.integers(0, 256, n)
+    recs["q"] = rng.choice(np.array([2**63 + 5, 2**40, 3, 2**64 - 1], np.uint64), n)
+    size = n + TILES
+    outs = [cuda.to_device(a) for a in (np.full(size, POISON_INT, np.int32), np.full(size, np.nan, np.float16),
+                                         np.full(size, 0xA5, np.uint8), np.full(size, 0xA5, np.uint8))]
+    best = cuda.to_device(np.frombuffer(b"\xa5" * (TILES * SMALL.itemsize), SMALL).copy())
+    make_small_kernel()[TILES, SMALL_BLOCK](cuda.to_device(recs), *outs, best)
+    counts, halves, flags, bytes_ = (o.copy_to_host() for o in outs)
+    got_best = best.copy_to_host()
+    for t in range(TILES):
+        tile = recs[t * threads:(t + 1) * threads]
+        for w in range(threads // 16):
+            lanes = tile[w * 16:(w + 1) * 16]
+            at = t * threads + w * 16 + np.arange(16)
+            assert np.array_equal(counts[at], np.arange(1, 17)), (t, w, counts[at])
+            assert np.array_equal(halves[at], np.maximum.accumulate(lanes["h"])), (t, w, halves[at])
+            assert np.array_equal(flags[at], np.logical_or.accumulate(lanes["ok"]).astype(np.uint8)), (t, w)
+            assert np.array_equal(bytes_[at], np.maximum.accumulate(lanes["u"])), (t, w, bytes_[at])
+        at = n + t
+        want = (threads, tile["h"].max(), np.uint8(tile["ok"].any()), tile["u"].max())
+        assert (counts[at], halves[at], flags[at], bytes_[at]) == want, (t, counts[at], halves[at], flags[at])
+        r = got_best[t]
+        k = min(range(threads), key=lambda i: (-int(tile[i]["q"]), int(tile[i]["u"])))
+        assert (r["q"], r["u"], r["ok"], r["h"]) == (tile[k]["q"], tile[k]["u"], tile[k]["ok"], tile[k]["h"]), t
