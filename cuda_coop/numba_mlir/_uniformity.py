@@ -65,6 +65,11 @@ _PURE_CALLS = (
 )
 _PURE_MODULES = ("numba_cuda_mlir.cuda.libdevice", "numba_cuda_mlir.cuda.fp16",
                  "numba_cuda_mlir.type_defs.vector_types")
+# The half-precision intrinsics (conversions like ``ushort_as_bfloat16``, arithmetic, comparisons) are
+# pure, except their shuffles and atomics.
+_HALF_MODULES = ("numba_cuda_mlir.numba_cuda._internal.cuda_bf16", "numba_cuda_mlir.numba_cuda._internal.cuda_fp16")
+_HALF_VARYING = ("shfl", "atomic")
+_TYPES_MODULE = "numba_cuda_mlir.numba_cuda.types."
 _VARYING_ATTRS = frozenset({"threadIdx", "laneid"})
 _AXES = ("x", "y", "z")
 
@@ -142,7 +147,11 @@ class _Callees:
             return "primitive"
         if id(obj) in self.uniform or is_uniform_stub(obj):
             return "uniform"
-        if id(obj) in self.pure or getattr(obj, "__module__", None) in _PURE_MODULES:
+        module = str(getattr(obj, "__module__", "") or "")
+        name = str(getattr(obj, "__name__", "")).lower()
+        half = module in _HALF_MODULES and not any(word in name for word in _HALF_VARYING)
+        cast = module.startswith(_TYPES_MODULE)  # types.int32(n): a conversion
+        if id(obj) in self.pure or module in _PURE_MODULES or half or cast:
             return "pure"
         modules = (str(getattr(obj, "__module__", "") or ""), type(obj).__module__)
         if any(m.startswith("numba_cuda_mlir") for m in modules):

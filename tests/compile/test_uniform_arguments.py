@@ -575,3 +575,26 @@ def test_a_logical_warp_that_does_not_divide_the_block_is_reported_as_such() -> 
 
     with pytest.raises(UsageError, match="threads=24"):
         compile_kernel(kernel, SIG, block=THREADS)
+
+
+def test_conversions_of_uniform_values_are_accepted() -> None:
+    """Half-precision conversions (``ushort_as_bfloat16``) and numba type casts are pure functions:
+    their result is uniform when their argument is."""
+    from numba_cuda_mlir.numba_cuda.bf16 import ushort_as_bfloat16
+
+    @cuda.jit
+    def kernel(x, out, n):
+        seed = ushort_as_bfloat16(x[64])
+        v = ushort_as_bfloat16(x[cuda.threadIdx.x])
+        out[cuda.threadIdx.x] = coop.block.exclusive_scan(v, "+", seed)
+        out[0] = coop.block.sum(v, valid_items=types.int32(n))
+
+    _accepted(kernel, sig=(types.uint16[::1], types.bfloat16[::1], types.int64))
+
+    @cuda.jit
+    def per_thread(x, out, n):
+        seed = ushort_as_bfloat16(x[cuda.threadIdx.x])  # src
+        out[cuda.threadIdx.x] = coop.block.exclusive_scan(seed, "+", seed)  # call
+
+    _refused(per_thread, "block.exclusive_scan", "initial_value", "cuda.threadIdx",
+             sig=(types.uint16[::1], types.bfloat16[::1], types.int64))
