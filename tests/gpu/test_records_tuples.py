@@ -122,8 +122,10 @@ def carry(state, aggregate):
 
 
 def tally(a, b):
-    """Builds a new tuple: (count, max of the halves, any flag, max of the bytes)."""
-    return (a[0] + b[0], max(a[1], b[1]), a[2] or b[2], max(a[3], b[3]))
+    """Builds a new tuple: (count, max of the halves, any flag, max of the bytes). The bytes' maximum is a
+    comparison: numba-cuda-mlir 0.5.4 compiles the builtin max() of unsigned integers to a signed max
+    (max.s16 for uint8, max.s32/.s64 for uint32/uint64), whatever cuda-coop passes it."""
+    return (a[0] + b[0], max(a[1], b[1]), a[2] or b[2], a[3] if a[3] > b[3] else b[3])
 
 
 def largest_q(a, b):
