@@ -140,8 +140,10 @@ def _compiled_here(case) -> bool:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("case", [c for c in gpu.BLOCK_CASES if _compiled_here(c)], ids=lambda c: c.id)
 def test_gpu_block_kernel_compiles_inlined(case) -> None:
+    """No CALL; local memory only for register spills: a kernel holds every dtype's exchanges (one even spills at
+    128 threads x 1 item)."""
     _assert_inlined(compile_kernel(gpu.make_block_kernel(case), gpu.block_signature(case), block=case.block),
-                    spills=_register_bound(case))
+                    spills=True)
 
 
 @pytest.mark.parametrize("case", [c for c in gpu.WARP_CASES if _compiled_here(c)], ids=lambda c: c.id)
