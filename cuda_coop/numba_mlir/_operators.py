@@ -10,6 +10,7 @@ and the signature.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import inspect
 import itertools
@@ -98,10 +99,51 @@ def user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[st
             f"{param}={getattr(fn, '__name__', fn)!r} takes {arity} argument(s); {param}= is called with {wanted} "
             f"({', '.join(str(a) for a in signature.args)}) and must return {signature.return_type}"
         )
+    refuse_unsigned_min_max(cs, param, fn, tuple(signature.args))
     digest = hashlib.sha256(_identity(pyfunc) + b"\0" + str(signature).encode()).hexdigest()[:16]
     symbol = f"cuda_coop_{param}_{digest}"
     _compile(cs, f"{param}={getattr(fn, '__name__', fn)!r}", symbol, pyfunc, signature)
     return symbol, pyfunc, signature
+
+
+def _unsigned(ty: Any) -> bool:
+    """Whether the numba type ``ty`` is (or points to) an unsigned integer."""
+    types = _seams.types
+    if isinstance(ty, types.CPointer):
+        return _unsigned(ty.dtype)
+    return isinstance(ty, types.Integer) and not ty.signed
+
+
+def _builtin_names(code: Any, namespace: dict[str, Any]) -> set[str]:
+    """The names of ``builtins.max``/``builtins.min`` a code object (or one nested in it) calls."""
+    found = {n for n in code.co_names
+             if n in ("max", "min") and namespace.get(n, getattr(builtins, n)) is getattr(builtins, n)}
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _builtin_names(const, namespace)
+    return found
+
+
+def refuse_unsigned_min_max(cs: CallSite, param: str, fn: Any, args: tuple[Any, ...]) -> None:
+    """Refuse a user function of unsigned integers that calls the builtin ``max``/``min``.
+
+    numba-cuda-mlir 0.5.x compiles them as *signed* comparisons (``max(np.uint32(2**31), np.uint32(1))``
+    gives 1): a silently wrong result (docs: known issues). Comparisons (``a if a > b else b``) are right.
+    Only scalar operands are checked: in a tuple or record operator ``max`` may well apply to another
+    member, so that case is left to the known-issues page.
+    """
+    pyfunc = getattr(fn, "py_func", fn)
+    code = getattr(pyfunc, "__code__", None)
+    if code is None or not any(_unsigned(a) for a in args):
+        return
+    if names := _builtin_names(code, getattr(pyfunc, "__globals__", {})):
+        called = " and ".join(f"{n}()" for n in sorted(names))
+        raise cs.error(
+            f"{param}={getattr(fn, '__name__', fn)!r} calls the builtin {called} on unsigned integers "
+            f"({', '.join(str(a) for a in args)}), which numba-cuda-mlir 0.5 compiles as a signed comparison "
+            "(wrong for values above the signed maximum; see the docs' known issues); write the comparison "
+            "instead (a if a > b else b), or pass the known operator \"max\" / \"min\" where one applies"
+        )
 
 
 def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any) -> None:

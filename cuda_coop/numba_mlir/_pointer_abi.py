@@ -24,7 +24,7 @@ from typing import Any
 from .._specs import value_type
 from ..errors import UsageError
 from . import _seams
-from ._operators import _arity, _identity, user_function
+from ._operators import _arity, _identity, refuse_unsigned_min_max, user_function
 from ._sites import CallSite
 
 __all__ = ["by_pointer", "user_function_c_abi"]
@@ -118,6 +118,7 @@ def user_function_c_abi(
     pyfunc = getattr(fn, "py_func", fn)
     if not callable(pyfunc):
         raise cs.error(f"{param}={fn!r} is neither a known operator nor a function")
+    refuse_unsigned_min_max(cs, param, fn, args)  # the shim's own code calls neither
     wanted = len(leading) + len(args)
     arity = _arity(pyfunc) if hasattr(pyfunc, "__code__") else None
     if arity is not None and arity != wanted:
