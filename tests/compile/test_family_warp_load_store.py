@@ -153,29 +153,21 @@ def test_one_storage_slot_per_logical_warp(tmp_path, monkeypatch) -> None:
 # -- the GPU tier's kernels ------------------------------------------------------------------------------------
 
 
-def _spread(cases: list, keys) -> list:
-    seen: set = set()
-    picked = []
-    for case in cases:
-        new = {(i, key(case)) for i, key in enumerate(keys)} - seen
-        if new:
-            seen |= new
-            picked.append(case)
-    return picked
-
-
-GPU_CASES = _spread(gpu_matrix.CASES, (lambda c: c.block, lambda c: c.width, lambda c: c.ipt, lambda c: c.dtype,
-                                       lambda c: (c.block, c.ipt) if c.threads >= 256 else None))
-
-
 def test_gpu_matrix_covers_what_it_claims() -> None:
     cases = gpu_matrix.CASES
-    assert {c.block for c in cases} == set(gpu_matrix.BLOCKS)
-    assert {c.dtype for c in cases} == set(gpu_matrix.DTYPES)
-    assert {c.width for c in cases} == set(gpu_matrix.WIDTHS)
-    assert {(c.block, c.ipt) for c in cases} == {(b, i) for b in gpu_matrix.BLOCKS for i in gpu_matrix.ITEMS}
-    assert {(c.dtype, c.ipt) for c in cases} == {(d, i) for d in gpu_matrix.DTYPES for i in gpu_matrix.ITEMS}
-    assert {(c.dtype, c.block) for c in cases} == {(d, b) for d in gpu_matrix.DTYPES for b in gpu_matrix.BLOCKS}
+    full = {(d, b, i) for d in gpu_matrix.DTYPES for b in gpu_matrix.BLOCKS for i in gpu_matrix.ITEMS}
+    refused = {(d, (1024, 1, 1), 16) for d in gpu_matrix.DTYPES if np.dtype(d).itemsize >= 4}
+    assert {(c.dtype, c.block, c.ipt) for c in cases} == full - refused  # the full product, but the documented error
+    assert len(gpu_matrix.GROUPS) <= 32  # about one kernel per (block, items)
+    by_shape: dict = {}
+    for group in gpu_matrix.GROUPS:
+        assert len({(c.block, c.ipt) for c in group}) == 1 and len({c.dtype for c in group}) == len(group)
+        assert gpu_matrix._storage(list(group)) <= gpu_matrix.TILE_BYTES, gpu_matrix.group_id(group)
+        by_shape.setdefault((group[0].block, group[0].ipt), []).extend(group)
+    for (block, _), runs in by_shape.items():
+        widths = {w for w in gpu_matrix.WIDTHS if math.prod(block) % w == 0}
+        got = {c.width for c in runs}  # every logical warp the block allows (as many as there are runs)
+        assert got == widths if len(runs) >= len(widths) else len(got) == len(runs), (block, got)
     for c in cases:
         assert math.prod(c.block) % c.width == 0
         last_block_first_warp = (gpu_matrix.GRID - 1) * c.threads * c.ipt
@@ -183,9 +175,9 @@ def test_gpu_matrix_covers_what_it_claims() -> None:
     gpu_matrix.test_reference_arrangements()
 
 
-@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: c.id)
-def test_gpu_kernel_compiles(case) -> None:
-    compiled = compile_kernel(gpu_matrix.make_kernel(case), gpu_matrix.signature(case), block=case.block,
+@pytest.mark.parametrize("group", gpu_matrix.GROUPS, ids=gpu_matrix.group_id)
+def test_gpu_kernel_compiles(group) -> None:
+    compiled = compile_kernel(gpu_matrix.make_kernel(group), gpu_matrix.signature(group), block=group[0].block,
                               grid=gpu_matrix.GRID)
     assert compiled.cubin
 
@@ -225,9 +217,9 @@ def test_transposed_tiles_over_the_shared_memory_are_refused() -> None:
     """1024 threads x 16 items of 4 bytes: ``"transpose"`` keeps every logical warp's tile in shared memory, over the
     48 KiB a block may have (the GPU matrix gives that block fewer items); this is the documented error."""
     case = gpu_matrix.Case("int32", (1024, 1, 1), 32, 16)
-    assert case.threads * case.ipt * 4 > gpu_matrix.TILE_BYTES
+    assert not gpu_matrix.fits(case.dtype, case.block, case.ipt)
     with pytest.raises(CompileError, match=r"static assertion failed.*exceeds the 48 KiB of static shared memory"):
-        compile_kernel(gpu_matrix.make_kernel(case), gpu_matrix.signature(case), block=case.block,
+        compile_kernel(gpu_matrix.make_kernel((case,)), gpu_matrix.signature((case,)), block=case.block,
                        grid=gpu_matrix.GRID)
 
 

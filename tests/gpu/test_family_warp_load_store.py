@@ -1,7 +1,14 @@
-"""``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape, logical warps of 1 to 32 threads,
-items 1, 4 and 16, every algorithm, full and partial tiles, against NumPy.
+"""``coop.warp.load`` / ``coop.warp.store`` on the GPU: every dtype x block shape x items 1, 4 and 16, logical warps
+of 1 to 32 threads, every algorithm, full and partial tiles, against NumPy.
 
-One kernel per case runs the four algorithms one after the other. Each logical warp moves its own tile: its
+Per (block, items per thread), a run of every dtype (one inlined device function per run), each run with its own
+logical warp size: the sizes dividing the block rotate over the dtypes, so every (block, items) of a block of 64
+threads or more has all six, and a dtype meets other sizes at other item counts. The runs share one kernel, but where
+their ``"transpose"`` storage would not fit: each logical warp size has its own region of shared memory, so wide
+blocks split their runs over up to 4 kernels (31 kernels in all). A run's tiles are
+over ``TILE_BYTES`` only at 1024 threads x 16 items of 4 or 8 bytes: those dtypes are left out there (``"transpose"``
+is refused at compile time with the documented error, asserted in the compile tier). Each run's device function runs
+the four algorithms one after the other. Each logical warp moves its own tile: its
 ``offset`` is ``blockIdx.x * block_tile + (tid // threads) * threads * items_per_thread``, so the warps of a launch
 tile the arrays contiguously. For each algorithm the kernel
 
@@ -69,35 +76,64 @@ class Case:
         return f"{self.dtype}-{'x'.join(map(str, self.block))}-w{self.width}-ipt{self.ipt}"
 
 
-def cases() -> list[Case]:
-    """Every dtype x block (one kernel each: an NVRTC compile); the items per thread rotate, so every block and
-    every dtype gets each (skipping a count whose tiles would be over ``TILE_BYTES``), and the logical warp size
-    rotates over the sizes dividing the block."""
+def fits(dtype: str, block: tuple[int, int, int], ipt: int) -> bool:
+    """Whether the block's tiles fit in shared memory for ``"transpose"`` (see ``TILE_BYTES``)."""
+    return math.prod(block) * ipt * np.dtype(dtype).itemsize <= TILE_BYTES
+
+
+def _storage(group: list[Case]) -> int:
+    """Shared memory the runs' ``"transpose"`` calls take: each logical warp size has its own region (the largest tile
+    of the runs of that size), and the regions of different sizes add up."""
+    regions: dict[int, int] = {}
+    for c in group:
+        regions[c.width] = max(regions.get(c.width, 0), c.threads * c.ipt * np.dtype(c.dtype).itemsize)
+    return sum(regions.values())
+
+
+def groups() -> list[tuple[Case, ...]]:
+    """The kernels' runs: per (block, items), every dtype that fits, the logical warp sizes dividing the block
+    rotating over them, in as few kernels as keep the storage of each within ``TILE_BYTES`` (one, but where the
+    tiles of several logical warp sizes of a wide block would need more)."""
     result = []
-    for d, dtype in enumerate(DTYPES):
-        for b, block in enumerate(BLOCKS):
-            widths = [w for w in WIDTHS if math.prod(block) % w == 0]
-            fits = [i for j in range(len(ITEMS)) if math.prod(block) * (i := ITEMS[(d + b + j) % len(ITEMS)])
-                    * np.dtype(dtype).itemsize <= TILE_BYTES]
-            result.append(Case(dtype, block, widths[(d + 2 * b) % len(widths)], fits[0]))
+    for b, block in enumerate(BLOCKS):
+        widths = [w for w in WIDTHS if math.prod(block) % w == 0]
+        for i, ipt in enumerate(ITEMS):
+            kernels: list[list[Case]] = []
+            for d, dtype in enumerate(DTYPES):
+                if not fits(dtype, block, ipt):
+                    continue
+                case = Case(dtype, block, widths[(d + b + i) % len(widths)], ipt)
+                home = next((k for k in kernels if _storage([*k, case]) <= TILE_BYTES), None)
+                if home is None:
+                    kernels.append([case])
+                else:
+                    home.append(case)
+            result += [tuple(k) for k in kernels]
     return result
 
 
-CASES = cases()
+GROUPS = groups()
+CASES = [case for group in GROUPS for case in group]
 
 
-def make_kernel(case: Case):
-    """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch)."""
+def group_id(group: tuple[Case, ...]) -> str:
+    same = [g for g in GROUPS if (g[0].block, g[0].ipt) == (group[0].block, group[0].ipt)]
+    part = f"-k{same.index(group)}" if len(same) > 1 else ""
+    return f"{'x'.join(map(str, group[0].block))}-ipt{group[0].ipt}{part}"
+
+
+def _run_function(case: Case):  # type: ignore[no-untyped-def]
+    """The device function of one run (inlined into its group's kernel)."""
     from numba_cuda_mlir import cuda
 
     import cuda.coop as coop
 
-    DT, IPT, W, T, TOTAL = getattr(np, case.dtype), case.ipt, case.width, case.threads, case.total
+    IPT, W, T, TOTAL = case.ipt, case.width, case.threads, case.total
     A0, A1, A2, A3 = ALGORITHMS
 
-    @cuda.jit
-    def kernel(xf, xp, n, oob, fill, lf, lp, lg, sf, sp):
-        items = cuda.local.array(IPT, DT)
+    @cuda.jit(device=True)
+    def run(xf, xp, n, oob, fill, lf, lp, lg, sf, sp):
+        items = cuda.local.array(IPT, xf.dtype)
         tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
         g = cuda.blockIdx.x * T + tid
         base = cuda.blockIdx.x * T * IPT + (tid // W) * W * IPT  # this logical warp's tile
@@ -160,16 +196,40 @@ def make_kernel(case: Case):
         coop.warp.store(sf, items, offset=3 * TOTAL + base, algorithm=A3, threads=W)
         coop.warp.store(sp, items, offset=3 * TOTAL + base, valid_items=valid, algorithm=A3, threads=W)
 
-    return kernel
+    return run
 
 
-def signature(case: Case) -> tuple:
+def make_kernel(group: tuple[Case, ...]):  # type: ignore[no-untyped-def]
+    """The group's kernel (compiled at its first launch): for each run, in turn, ``xf, xp, n, oob, fill`` and the
+    ``OUTPUTS``."""
+    import linecache
+
+    from numba_cuda_mlir import cuda
+
+    env, args, lines = {}, [], []
+    for k, case in enumerate(group):
+        env[f"run{k}"] = _run_function(case)
+        names = [f"{a}{k}" for a in ("xf", "xp", "n", "oob", "fill", *OUTPUTS)]
+        args += names
+        lines.append(f"    run{k}({', '.join(names)})")
+    name = f"warp_load_store_{group_id(group).replace('-', '_')}"
+    source = f"def {name}({', '.join(args)}):\n" + "\n".join(lines) + "\n"
+    filename = f"<warp load/store kernel {group_id(group)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), env)  # one kernel whatever the number of runs
+    return cuda.jit(env[name])
+
+
+def signature(group: tuple[Case, ...]) -> tuple:
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
     from numba_cuda_mlir.numba_cuda import types
 
-    scalar = getattr(types, case.dtype)
-    arr = scalar[::1]
-    return (arr, arr, types.int64, scalar, scalar, *(arr,) * len(OUTPUTS))
+    sig: list = []
+    for case in group:
+        scalar = getattr(types, case.dtype)
+        arr = scalar[::1]
+        sig += [arr, arr, types.int64, scalar, scalar, *(arr,) * len(OUTPUTS)]
+    return tuple(sig)
 
 
 def loaded(tiles: np.ndarray, algorithm: str, width: int, ipt: int) -> np.ndarray:
@@ -200,25 +260,29 @@ def expected_outputs(case: Case, xf: np.ndarray, xp: np.ndarray, oob: np.generic
     return {k: np.concatenate(v).astype(xf.dtype) for k, v in out.items()}
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_warp_load_store(case: Case) -> None:
+@pytest.mark.parametrize("group", GROUPS, ids=group_id)
+def test_warp_load_store(group: tuple[Case, ...]) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.width, case.threads, case.ipt, DTYPES.index(case.dtype)])
-    dt = np.dtype(case.dtype)
-    poison, oob = sentinels(case.dtype)
-    fill = dt.type(0)  # random_values never draws 0
-    xf = random_values(rng, case.dtype, case.total)
-    xp = random_values(rng, case.dtype, case.total)
-    xp[case.n :] = poison
-    d_out = {k: cuda.to_device(np.full(len(ALGORITHMS) * case.total, poison, dt)) for k in OUTPUTS}
-    make_kernel(case)[GRID, case.block](cuda.to_device(xf), cuda.to_device(xp), case.n, oob, fill, *d_out.values())
-    expected = expected_outputs(case, xf, xp, oob, fill, poison)
-    for name in OUTPUTS:
-        got = d_out[name].copy_to_host()
-        for a, algorithm in enumerate(ALGORITHMS):
-            part = slice(a * case.total, (a + 1) * case.total)
-            assert_bits_equal(got[part], expected[name][part], f"{name} {algorithm} ({case.id})")
+    args, runs = [], []
+    for case in group:
+        rng = np.random.default_rng([case.width, case.threads, case.ipt, DTYPES.index(case.dtype)])
+        dt = np.dtype(case.dtype)
+        poison, oob = sentinels(case.dtype)
+        fill = dt.type(0)  # random_values never draws 0
+        xf = random_values(rng, case.dtype, case.total)
+        xp = random_values(rng, case.dtype, case.total)
+        xp[case.n :] = poison
+        d_out = {k: cuda.to_device(np.full(len(ALGORITHMS) * case.total, poison, dt)) for k in OUTPUTS}
+        args += [cuda.to_device(xf), cuda.to_device(xp), case.n, oob, fill, *d_out.values()]
+        runs.append((case, expected_outputs(case, xf, xp, oob, fill, poison), d_out))
+    make_kernel(group)[GRID, group[0].block](*args)
+    for case, expected, d_out in runs:
+        for name in OUTPUTS:
+            got = d_out[name].copy_to_host()
+            for a, algorithm in enumerate(ALGORITHMS):
+                part = slice(a * case.total, (a + 1) * case.total)
+                assert_bits_equal(got[part], expected[name][part], f"{name} {algorithm} ({case.id})")
 
 
 def test_reference_arrangements() -> None:
