@@ -88,13 +88,19 @@ def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
 
 @pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
-    """The wrappers inline (no CALL); these kernels decode three ways at once, so a few may spill registers
-    (one 3-D case with float64 values does), which the single-decode kernel above never does."""
+    """The wrappers inline (no CALL); these kernels decode three ways at once for every value dtype, so a few may
+    spill registers, which the single-decode kernel above never does."""
     sass = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block).sass()
     assert not re.search(r"\bCALL\b", sass)
 
 
 def test_gpu_tier_covers_the_wide_blocks_and_16_items() -> None:
+    for case in gpu.CASES:  # every value dtype whose storage fits, in one kernel; each index type with several
+        runs = case.run_list
+        left_out = set(gpu.DTYPES) - {r.types[0] for r in runs}
+        assert all(case.threads * case.runs * np.dtype(v).itemsize > gpu.STORAGE_BYTES // 2 for v in left_out), case.id
+        assert len(runs) >= 7 and len({r.types[1:] for r in runs}) >= 4, case.id
+        assert all(r.fits for r in runs)
     assert {c.block for c in gpu.CASES} == set(gpu.BLOCKS) >= {(256, 1, 1), (1024, 1, 1)}
     assert {c.block for c in gpu.CASES if 16 in (c.runs, c.decoded)} == set(gpu.BLOCKS)
     assert {(c.runs, c.decoded) for c in gpu.CASES if c.threads >= 256} >= {(1, 4), (4, 1), (1, 16), (16, 4)}
@@ -103,7 +109,7 @@ def test_gpu_tier_covers_the_wide_blocks_and_16_items() -> None:
 def test_runs_over_the_shared_memory_are_refused() -> None:
     """1024 threads x 16 runs of 8-byte values and offsets: CUB keeps every run's value and offset in shared memory,
     over the 48 KiB a block may have; this is the documented error."""
-    case = gpu.Case((1024, 1, 1), 16, 4, gpu.TYPES[3])
+    case = gpu.Run((1024, 1, 1), 16, 4, gpu.TYPES[3])
     with pytest.raises(CompileError, match=r"static assertion failed.*exceeds the 48 KiB of static shared memory"):
         compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
 
