@@ -26,6 +26,7 @@ from ..errors import UsageError
 from . import _seams
 from ._operators import _arity, _identity, refuse_unsigned_min_max, user_function
 from ._sites import CallSite
+from ._user_types import user_layout, user_value_type
 
 __all__ = ["by_pointer", "user_function_c_abi"]
 
@@ -34,19 +35,11 @@ _NAMES = {"__nv_bfloat16": "bfloat16"}
 
 def _layout(ty: Any) -> Any:
     """The C layout (a numba Record) of a record or tuple type; None for other types."""
-    from ._lowering import user_value_type
-
     types = _seams.types
     if not isinstance(ty, types.Record | types.BaseTuple):
         return None
     vt, _ = user_value_type(ty)
-    return _user_layout(vt.name) if vt is not None else None
-
-
-def _user_layout(name: str) -> Any:
-    from ._lowering import _USER
-
-    return _USER[name][1]
+    return user_layout(vt.name) if vt is not None else None
 
 
 def by_pointer(ty: Any) -> bool:
