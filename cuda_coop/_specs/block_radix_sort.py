@@ -145,12 +145,12 @@ BIT_TYPE = TemplateParam(
     doc="Integer type of begin_bit/end_bit as the kernel passes them (CUB takes an int).",
 )
 BEGIN_BIT = Param(
-    name="begin_bit", kind=ArgKind.SCALAR, type="bit_type", default=0, bounds=(0, "bits(dtype)"),
+    name="begin_bit", kind=ArgKind.SCALAR, type="bit_type", default=0, bounds=(0, "bits(dtype)"), uniform=True,
     doc="Least significant bit of the bit-ordered key that is compared (default 0); an integer.",
 )
 END_BIT = Param(
     name="end_bit", kind=ArgKind.SCALAR, type="bit_type", default="bits(dtype)", bounds=(0, "bits(dtype)"),
-    at_least="begin_bit",
+    at_least="begin_bit", uniform=True,
     doc="One past the most significant bit compared (default: all the key's bits); an integer of the same "
     "type as ``begin_bit`` when both are given, never below ``begin_bit`` (``begin_bit == end_bit`` leaves "
     "the tile in input order).",
