@@ -330,15 +330,16 @@ def test_grid_index_divided_by_less_than_the_warp_is_refused() -> None:
     _refused(kernel, "warp.load", "offset", "cuda.grid()", block=48)
 
 
-def test_per_lane_top_k_of_warp_is_refused() -> None:
+def test_per_lane_valid_items_of_warp_merge_sort_is_refused() -> None:
     @cuda.jit
     def kernel(x, out, n):
         keys = cuda.local.array(ITEMS, np.float32)
         coop.warp.load(x, keys)
-        k = cuda.laneid % 3  # src
-        coop.warp.top_k(keys, k, out)  # call
+        valid = cuda.laneid * ITEMS  # src
+        coop.warp.merge_sort(keys, "<", valid_items=valid, oob_default=np.float32(np.inf))  # call
+        coop.warp.store(out, keys)
 
-    _refused(kernel, "warp.top_k", "k", "cuda.laneid")
+    _refused(kernel, "warp.merge_sort", "valid_items", "cuda.laneid")
 
 
 def test_per_lane_scan_seed_of_warp_is_refused() -> None:
