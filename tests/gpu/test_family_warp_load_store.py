@@ -118,7 +118,7 @@ CASES = [case for group in GROUPS for case in group]
 
 def group_id(group: tuple[Case, ...]) -> str:
     same = [g for g in GROUPS if (g[0].block, g[0].ipt) == (group[0].block, group[0].ipt)]
-    part = f"-k{same.index(group)}" if len(same) > 1 else ""
+    part = f"-k{same.index(group)}" if len(same) > 1 and group in same else ""  # a case outside the matrix: none
     return f"{'x'.join(map(str, group[0].block))}-ipt{group[0].ipt}{part}"
 
 
