@@ -83,11 +83,13 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_shuffle",
     "block_top_k",
     "warp_arg_reduce",
+    "warp_argsort",
     "warp_exchange",
     "warp_load_store",
     "warp_merge_sort",
     "warp_reduce",
     "warp_scan",
+    "warp_top_k",
 )
 for _family in _FAMILIES:
     importlib.import_module(f"{__name__}.{_family}")

@@ -11,8 +11,8 @@ nothing). The caller's ``keys`` and ``values`` are not changed (the sort runs on
 Why not CCCL 3.6's ``cub::detail::block_topk``: it lives in CUB's internal ``detail`` namespace (no API or
 behaviour guarantee between CCCL releases), is undocumented, and its member templates take an ``IsFullTile``
 parameter and a layout the public spec model does not describe; a radix sort gives a documented, stable
-order (the same as ``coop.block.radix_sort``) for the cost of one block sort. There is no warp version:
-CUB has no warp radix sort.
+order (the same as ``coop.block.radix_sort``) for the cost of one block sort. The warp version, ``coop.warp.top_k``
+(:mod:`.warp_top_k`), sorts with ``cub::WarpMergeSort`` in the same order: CUB has no warp radix sort.
 """
 
 from __future__ import annotations

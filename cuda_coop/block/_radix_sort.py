@@ -3,10 +3,10 @@ keys (and values), argsort it, take its top k.
 
 Each thread holds N keys in a ``cuda.local.array(N, dtype)`` (and N values); the tile is the block's
 ``block_threads * N`` keys, in blocked order on input (thread ``t`` holds tile positions ``t*N .. t*N+N-1``).
-Keys are any integer type, float32 or float64 (float16/bfloat16 keys are not supported yet). The
-order is CUB's radix order: integers numerically, floats ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf <
+Keys are any integer type, float16, bfloat16, float32 or float64. The
+order is CUB's radix order: integers numerically, floats (every width) ``-NaN < -inf < ... < -0.0 == +0.0 < ... < +inf <
 +NaN`` (-0.0 and +0.0 tie and keep their input order); every sort here is stable, descending too. CUB has
-no warp radix sort, so there are no warp versions.
+no warp radix sort: :func:`cuda.coop.warp.argsort` and :func:`cuda.coop.warp.top_k` use a merge sort.
 """
 
 from __future__ import annotations

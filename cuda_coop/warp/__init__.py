@@ -2,6 +2,8 @@
 
 from ._arg_reduce import argmax as argmax
 from ._arg_reduce import argmin as argmin
+from ._argsort import argsort as argsort
+from ._argsort import top_k as top_k
 from ._exchange import blocked_to_striped as blocked_to_striped
 from ._exchange import scatter_to_striped as scatter_to_striped
 from ._exchange import striped_to_blocked as striped_to_blocked
@@ -18,6 +20,7 @@ from ._primitives import sum as sum
 __all__ = [
     "argmax",
     "argmin",
+    "argsort",
     "blocked_to_striped",
     "exclusive_scan",
     "exclusive_sum",
@@ -30,6 +33,7 @@ __all__ = [
     "store",
     "striped_to_blocked",
     "sum",
+    "top_k",
 ]
 
 

@@ -32,8 +32,9 @@ from tests.compile._family_nvrtc import compile_requests
 from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_radix_sort as sanitizer
 from tests.gpu import test_family_block_radix_sort as gpu
+from tests.gpu import test_radix_sort_half as half
 
-KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +146,19 @@ def test_every_rank_algorithm_and_form_compiles_with_nvrtc(block: tuple[int, ...
     p = compile_requests(_rank_requests(block), toolchain, NvrtcCompiler(pch=False), block)
     assert bool(re.search(r"BlockRadixRankBits<[^;]*cub::RADIX_RANK_MATCH", p.source)) == (len(block) == 1)
     assert p.source.count("reinterpret_cast<int(&)[") > p.source.count(".RankKeys(")  # ranks and digit_prefix
+
+
+@pytest.mark.parametrize("case", half.CASES, ids=lambda c: c.id)
+def test_gpu_tier_half_key_kernels_compile(case: half.Case) -> None:
+    """tests/gpu/test_radix_sort_half.py's kernels: float16/bfloat16 keys through radix_sort, argsort, top_k and
+    radix_rank."""
+    compiled = compile_kernel(half.make_kernel(case), half.signature(case), block=case.block)
+    assert "call." not in compiled.ptx
+
+
+def test_half_key_cases_cover_every_axis() -> None:
+    half.test_cases_cover_every_axis()
+    half.test_model_is_numpys_order_without_nans_and_orders_nans_by_sign()
 
 
 @pytest.mark.parametrize("case", gpu.RANK_CASES, ids=lambda c: c.id)

@@ -154,9 +154,10 @@ def test_golden_2d() -> None:
 @pytest.mark.parametrize("request_", [
     _sort(dtype="float16"), _sort("pairs", dtype="bfloat16"), _argsort(dtype="float16"), _top_k(dtype="bfloat16"),
 ], ids=["sort-f16", "pairs-bf16", "argsort-f16", "top_k-bf16"])
-def test_half_precision_keys_are_refused_for_now(request_: Request) -> None:
-    with pytest.raises(SpecError, match=r"keys of (float16|bfloat16) are not supported yet .*no GPU test"):
-        bind(request_, (128,))
+def test_half_precision_keys_are_sorted_by_cub(request_: Request) -> None:
+    """CUB's NumericTraits<__half>/<__nv_bfloat16> are floating-point traits (tests/gpu/test_radix_sort_half.py
+    checks their order on the GPU)."""
+    assert bind(request_, (128,)).type_of("dtype").name in ("float16", "bfloat16")
 
 
 @pytest.mark.parametrize(("request_", "block"), [
@@ -245,8 +246,7 @@ def test_rank_renders_cubs_classes() -> None:
      r"radix_bits=8 on 128 threads"),
     (_rank(items_per_thread=64), (1024,), r"counts digits in 16 bits: a tile of 1024 x items_per_thread=64"),
     (_rank(radix_bits=5), (1024,), r"radix_bits=5 with algorithm='basic' on 1024 threads needs more than the 48 KiB"),
-    (_rank(dtype="float16"), (128,), r"keys of float16 are not supported yet"),
-], ids=["match-2d", "prefix-size", "tile-65535", "counters-48k", "f16"])
+], ids=["match-2d", "prefix-size", "tile-65535", "counters-48k"])
 def test_rank_refusals(request_: Request, block: tuple[int, ...], pattern: str) -> None:
     with pytest.raises(SpecError, match=pattern):
         bind(request_, block)
@@ -255,6 +255,7 @@ def test_rank_refusals(request_: Request, block: tuple[int, ...], pattern: str) 
 def test_rank_allowed_configurations() -> None:
     bind(_rank(algorithm="match", radix_bits=8, items_per_thread=64), (1024,))  # 65536 keys: match counts in 32 bits
     bind(_rank(radix_bits=4), (1024,))  # 36 KiB of counters
+    bind(_rank(dtype="bfloat16", algorithm="match"), (128,))  # half keys: CUB's float traits
     bind(_rank("ranks_prefix", radix_bits=7, bins_per_thread=2), (4, 4, 4))
     sig = inspect.signature(coop.block.radix_rank)
     assert sig.parameters["radix_bits"].default is inspect.Parameter.empty

@@ -1,0 +1,160 @@
+"""``cuda_coop::WarpTopK``: the k largest (or smallest) keys of each logical warp's tile, in order, with their
+values; a cuda-coop composition of ``cub::WarpMergeSort``.
+
+A copy of the logical warp's tile is sorted with ``cub::WarpMergeSort::StableSort`` in
+``coop.block.radix_sort``'s key order (see :mod:`.warp_argsort`; descending for ``largest=True``) and lane
+``l`` writes its items of sorted rank ``r = l*N + i < k`` to ``out_keys[offset + r]`` (and
+``out_values[offset + r]``): ``out_keys[offset : offset + k]`` holds the warp tile's top k in order. Ties keep
+input order (the sort is stable), so among equal keys the earlier warp-tile positions are chosen, as
+``coop.block.top_k`` does for a block. ``k`` is an integer of any type clamped to ``[0, warp tile]``; ``k``
+and ``offset`` must be the same in every lane of the logical warp (each logical warp passes its own, e.g.
+``offset = warp * k`` through ``cuda.coop.uniform``). The caller's ``keys`` and ``values`` are not changed.
+Logical warps of a power of two lanes up to 32 (CUB's merge network needs one).
+"""
+
+from __future__ import annotations
+
+from ._common import COUNT_TYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, array
+from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope
+from ._registry import register_primitive
+from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE
+from .block_top_k import LARGEST
+from .warp_argsort import RADIX_ORDER_SUPPORT
+
+__all__ = ["WARP_TOP_K"]
+
+SUPPORT = RADIX_ORDER_SUPPORT + r"""
+namespace cuda_coop
+{
+// The k largest (or smallest) keys of each logical warp's tile, with their values, written in order:
+// cub::WarpMergeSort::StableSort in radix order, then each lane stores its ranks below k.
+template <typename KeyT, int ItemsPerThread, int LogicalWarpThreads, typename ValueT = cub::NullType>
+class WarpTopK
+{
+  using SortT = cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads, ValueT>;
+
+public:
+  using TempStorage = typename SortT::TempStorage;
+
+private:
+  TempStorage& temp_storage;
+  int lane;
+
+  template <typename T>
+  __device__ __forceinline__ void Write(T (&items)[ItemsPerThread], int k, T* out, long long offset) const
+  {
+#pragma unroll
+    for (int i = 0; i < ItemsPerThread; ++i)
+    {
+      const int rank = lane * ItemsPerThread + i;
+      if (rank < k)
+      {
+        out[offset + rank] = items[i];
+      }
+    }
+  }
+
+public:
+  __device__ __forceinline__ explicit WarpTopK(TempStorage& temp_storage)
+      : temp_storage(temp_storage)
+      , lane(static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % LogicalWarpThreads)
+  {}
+
+  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, true>{});
+    Write(keys, k, out_keys, offset);
+  }
+
+  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, false>{});
+    Write(keys, k, out_keys, offset);
+  }
+
+  __device__ __forceinline__ void TopKLargest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, true>{});
+    Write(keys, k, out_keys, offset);
+    Write(values, k, out_values, offset);
+  }
+
+  __device__ __forceinline__ void TopKSmallest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, false>{});
+    Write(keys, k, out_keys, offset);
+    Write(values, k, out_values, offset);
+  }
+};
+} // namespace cuda_coop
+"""
+
+_KEYS = array("keys", doc="This lane's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
+_VALUES = array(
+    "values", "value_type",
+    doc="This lane's values (a ``cuda.local.array(N, <type>)`` of any dtype; not changed); needs ``out_values``.",
+)
+_K = Param(
+    name="k", kind=ArgKind.SCALAR, type="count_type", count_limit="warp_tile", uniform=True,
+    doc="How many keys to write: an integer of any type, clamped to [0, warp tile]; runtime values are fine.",
+)
+
+
+def _out(name: str, type_: str, what: str) -> Param:
+    return Param(
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True,
+        doc=f"A 1-D C-contiguous array (global or shared) receiving the logical warp's top {what} at "
+        "``[offset, offset + k)``.",
+    )
+
+
+_OUT_KEYS = _out("out_keys", "dtype", "keys")
+_OUT_VALUES = _out("out_values", "value_type", "keys' values")
+_OFFSET = Param(
+    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
+    doc="Index of the first output element in ``out_keys``/``out_values`` (e.g. ``coop.uniform(warp * k)``); an "
+    "int64 value, the same in every lane of the logical warp.",
+)
+_TPARAMS = (ITEMS_PER_THREAD, COUNT_TYPE, LARGEST)
+
+WARP_TOP_K = register_primitive(
+    PrimitiveSpec(
+        name="warp_top_k",
+        cub_class="cuda_coop::WarpTopK",
+        header="cub/warp/warp_merge_sort.cuh",
+        scope=Scope.WARP,
+        tparams=(KEY_TYPE, ITEMS_PER_THREAD, THREADS, VALUE_TYPE),
+        methods=(
+            Method(
+                name="top_k",
+                cpp="TopK{largest}",
+                choices={"largest": {False: "Smallest", True: "Largest"}},
+                overloads=(
+                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
+                    Overload(
+                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
+                    ),
+                ),
+                doc="Write the logical warp tile's k largest (or smallest) keys, in order, and their values. "
+                + KEY_ORDER_DOC,
+            ),
+        ),
+        constraints=(LOGICAL_WARP_CONSTRAINT,),
+        support=SUPPORT,
+        doc="Warp-wide top-k in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` (stable, in "
+        "``coop.block.radix_sort``'s key order; CUB has no warp radix sort). " + KEY_ORDER_DOC,
+        example="warp_top_k",  # examples/warp_sort.py (proposed to the lead: /tmp/helper_sort/warp_sort.py)
+    )
+)
