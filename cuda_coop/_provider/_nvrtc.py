@@ -11,8 +11,9 @@ with the same include preamble (``_render.preamble``). Once a process has compil
 providers (default 2) with a given (preamble, options), a forked child process compiles the preamble
 alone with ``--create-pch`` (~2.5 s of one core; a ~330 MB file in a private temporary directory);
 later compiles with the same preamble and options pass ``--use-pch`` and skip the parse (~0.5 s
-instead of ~1.7 s). The child inherits the parent's NVRTC PCH heap, which is what lets the parent load
-the file (a PCH made by an unrelated process is refused: "incompatible ... heap allocation address").
+instead of ~1.7 s). The child inherits the parent's NVRTC PCH heap, which the parent maps before the
+fork (:func:`_allocate_heap`); that is what lets the parent load the file (a PCH built in a heap at
+another address is refused: "incompatible ... heap allocation address").
 No compile ever waits for a PCH, and nothing waits for one at exit: the child is killed and the
 directory removed (a thread would have to be waited for: a process exiting while NVRTC runs in a
 thread segfaults, measured). A PCH that fails to build or to load is dropped, never an error; a
@@ -29,6 +30,7 @@ import functools
 import hashlib
 import logging
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -232,7 +234,7 @@ class NvrtcCompiler:
             entry = self._pchs[key] = self._dir.entry(key)
             self.pch_builds += 1
             build = functools.partial(_build_pch, preamble, tuple(options))
-            _set_heap_size()  # before the fork: the child builds into the heap the parent loads from
+            _allocate_heap()  # before the fork: the child builds into the heap the parent loads from
             if self.background:
                 entry.start_child(build)
         if not self.background:
@@ -245,12 +247,27 @@ class NvrtcCompiler:
 
 
 @functools.cache
-def _set_heap_size() -> None:
+def _allocate_heap() -> None:
+    """Size NVRTC's PCH heap and make it allocated here, before the fork, so the child inherits it.
+
+    NVRTC maps its PCH heap lazily, at the first compile that creates or uses a PCH, and a PCH loads
+    only into a heap at the address it was built in. Left lazy, the child maps the heap at its build
+    and the parent at its first ``--use-pch``, after whatever else it mapped meanwhile (a CUDA
+    context, NumPy arrays): the addresses differ and NVRTC refuses the PCH ("incompatible ... heap
+    allocation address"; seen on the GPU machine, reproduced in the compile tier). A tiny
+    ``--create-pch`` compile (~70 ms, once per process) maps it in the parent first.
+    """
     nvrtc = _nvrtc()
     try:
         _check(nvrtc, nvrtc.nvrtcSetPCHHeapSize(_PCH_HEAP_BYTES), "nvrtcSetPCHHeapSize")
     except _ApiError as exc:  # a PCH is an optimisation: the build then fails and is dropped
         _log.debug("cuda.coop: %s", exc)
+        return
+    with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
+        _, log, status = _compile("__device__ int cuda_coop_pch_heap;\n", ["-rdc=true", f"--create-pch={tmp}/heap.pch"],
+                                  "cuda_coop_heap.cu")
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _log.debug("cuda.coop: could not map the PCH heap before the fork (%s): %s", status, log.strip())
 
 
 @functools.cache

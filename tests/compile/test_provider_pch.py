@@ -52,6 +52,24 @@ def test_forked_child_builds_a_pch_the_parent_uses_and_errors_keep_it(toolchain:
     assert not c._dir.path.exists()
 
 
+def test_the_parent_can_use_the_pch_after_mapping_memory_while_it_builds(toolchain: Toolchain) -> None:
+    # NVRTC maps its PCH heap lazily; unless the parent maps it before the fork, the parent's heap lands
+    # wherever its mmap calls of the meantime leave room (a CUDA context, arrays) and the PCH is refused.
+    import mmap
+
+    c = NvrtcCompiler(pch_after=1)
+    _provider([REDUCE], toolchain, c).ltoir()
+    assert c.pch_builds == 1
+    mapped = [mmap.mmap(-1, (i + 1) << 20) for i in range(48)]  # 1.2 GB of address space, untouched
+    assert c.wait_for_pch(300)
+    second = _provider([SCAN], toolchain, c)
+    result = c.compile(second.source, second.options, name="s.cu", preamble=second.preamble)
+    for m in mapped:
+        m.close()
+    c._at_exit()
+    assert result.ok and result.used_pch, result.log
+
+
 SCRIPT = r"""
 import json, sys, time
 from cuda.coop._provider import MemoryCache, Provider

@@ -23,7 +23,7 @@ OPTIONS = ("-arch=sm_90", "-rdc=true")
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeNvrtc:
     fake = FakeNvrtc()
     monkeypatch.setattr(_nvrtc, "_compile", fake)
-    monkeypatch.setattr(_nvrtc, "_set_heap_size", lambda: None)
+    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda: None)
     monkeypatch.setattr(
         _nvrtc, "_nvrtc", lambda: types.SimpleNamespace(nvrtcResult=types.SimpleNamespace(NVRTC_SUCCESS=OK))
     )
