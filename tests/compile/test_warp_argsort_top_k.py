@@ -26,6 +26,7 @@ from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.compile._family_nvrtc import compile_requests
 from tests.compile.test_numba_mlir import _instructions
+from tests.gpu import _sanitizer_ranking as ranking_sanitizer
 from tests.gpu import test_warp_argsort_top_k as gpu
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
@@ -174,3 +175,11 @@ def test_misuse_is_a_usage_error(kernel, sig, block, pattern: str) -> None:  # t
     message = str(info.value)
     assert re.search(pattern, message), message
     assert "test_warp_argsort_top_k.py:" in message
+
+
+@pytest.mark.parametrize("block", ranking_sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))
+def test_ranking_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
+    """tests/gpu/_sanitizer_ranking.py's kernel (radix_rank, warp top_k and argsort) compiles with no CALL."""
+    i32, f32 = types.int32[::1], types.float32[::1]
+    sig = (i32, f32, i32, i32, i32, i32, f32, i32, f32, i32)
+    assert not re.search(r"\bCALL\b", compile_kernel(ranking_sanitizer.kernel_for(block), sig, block=block).sass())

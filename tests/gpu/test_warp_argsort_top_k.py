@@ -21,12 +21,17 @@ keys, -0.0/+0.0 mixed), reverse-sorted.
 Axes (rotated, see :func:`cases`): key dtypes (every integer, float16, float32, float64) x logical warps 1, 2,
 4, 8, 16, 32 (all six for the floats) x items 1, 4, 8 x blocks (32,), (64,), (16,8), (4,4,4), and (33,) with
 1-lane warps. A logical warp that is not a power of two, or does not divide the block, is refused before
-compiling (tests/compile/test_warp_argsort_top_k.py).
+compiling (tests/compile/test_warp_argsort_top_k.py). compute-sanitizer memcheck/racecheck/synccheck run
+``tests/gpu/_sanitizer_ranking.py`` (``coop.block.radix_rank``, then ``coop.warp.top_k`` and ``coop.warp.argsort``
+on logical warps of 8, three tiles a block; blocks of 128 and 8x3x2 = 48 threads).
 """
 
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +39,7 @@ import numpy as np
 import pytest
 
 from tests.gpu.test_family_block_radix_sort import order
+from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -275,3 +281,19 @@ def test_reference_matches_numpy() -> None:
                 tile = tile[~np.isnan(tile)]
             for desc in (False, True):
                 np.testing.assert_array_equal(order(tile, desc), numpy_argsort(tile, desc), err_msg=f"{dtype} {desc}")
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+def test_compute_sanitizer_is_clean(tool: str) -> None:
+    """``tests/gpu/_sanitizer_ranking.py`` under compute-sanitizer: right results, nothing found."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
+               "tests.gpu._sanitizer_ranking"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
+    output = (result.stdout + result.stderr).replace("\x00", " ")
+    assert "ALL OK" in output, f"the kernels did not run correctly under {tool}:\n{output[-6000:]}"
+    assert output.count("OK ranking ") == 2, output[-6000:]
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
