@@ -14,8 +14,8 @@ the number of compiled kernels stays 21. (33,) runs every method but the warp-st
 dtype whose tile is over ``TILE_BYTES`` is left out of its case: 1024 threads x 16 items of 4 or 8 bytes need more
 than the 48 KiB of static shared memory a block may have, and CUB's storage is refused at compile time with the
 documented error (asserted in the compile tier).
-Logical warps of 1 to 32 threads for WarpExchange, with the shuffle algorithm where items_per_thread ==
-threads, items 1, 4 and 16, in blocks up to 1024 threads.
+WarpExchange: every dtype x logical warps of 1 to 32 threads x items 1, 4 and 16 (``WARP_MATRIX``, the block
+rotating through the shapes above), with the shuffle algorithm where items_per_thread == threads.
 """
 
 from __future__ import annotations
@@ -105,6 +105,33 @@ WARP_CASES = [
     WarpCase("float64", (1024, 1, 1), 32, 1),
 ]
 BLOCK_CASES = block_cases()
+"""A spread of the warp matrix (every width, items per thread and block dimensionality): the compile tier compiles
+these; the GPU tier runs them within :data:`WARP_MATRIX`."""
+WARP_WIDTHS = (1, 2, 4, 8, 16, 32)
+
+
+def warp_matrix() -> list[WarpCase]:
+    """Every dtype x logical warp width x items per thread, the block rotating through :data:`BLOCKS` (the next
+    one whose size the width divides and whose tile, exchanged through shared memory, fits ``TILE_BYTES``), and
+    :data:`WARP_CASES`: 180 + 12 kernels."""
+    result, n = list(WARP_CASES), 0
+    for dtype in DTYPES:
+        size = np.dtype(dtype).itemsize
+        for width in WARP_WIDTHS:
+            for ipt in ITEMS:
+                for k in range(len(BLOCKS)):
+                    block = BLOCKS[(n + k) % len(BLOCKS)]
+                    threads = math.prod(block)
+                    if threads % width == 0 and threads * max(ipt, width) * size <= TILE_BYTES:
+                        break
+                n += 1
+                case = WarpCase(dtype, block, width, ipt)
+                if case not in result:
+                    result.append(case)
+    return result
+
+
+WARP_MATRIX = warp_matrix()
 
 
 def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
@@ -312,7 +339,7 @@ def test_block_exchange(case: BlockCase) -> None:
             assert_bits_equal(got[name][kept], scattered[kept], f"{what}: {name}")
 
 
-@pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", WARP_MATRIX, ids=lambda c: c.id)
 def test_warp_exchange(case: WarpCase) -> None:
     from numba_cuda_mlir import cuda
 
