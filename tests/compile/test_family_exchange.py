@@ -7,8 +7,6 @@ memory); misuse is a UsageError naming the argument and the call's file:line.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
@@ -25,6 +23,7 @@ from cuda.coop.numba_mlir import compile_kernel
 from tests.compile._family_nvrtc import compile_requests, every_overload
 from tests.gpu import _sanitizer_exchange
 from tests.gpu import test_family_exchange as gpu
+from tests.helpers.sass import assert_inlined
 
 BLOCK_TYPES = [*BUILTIN_TYPES, user_type(12, 4), user_type(3, 1)]
 SHUFFLE_TYPES = ("int8", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -108,23 +107,6 @@ def test_shuffle_of_every_builtin_scalar_type_compiles(toolchain: Toolchain, com
 # -- the DSL ------------------------------------------------------------------------------------------------
 
 
-def _instructions(sass: str) -> list[str]:
-    return [line for line in sass.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-
-
-def _assert_inlined(compiled, spills: bool = False) -> None:
-    """No CALL and no local memory; with ``spills``, local loads and stores that ptxas marks as register spills
-    are allowed (a 1024-thread block has 64 registers a thread; 16 wide items need more), and only those."""
-    lines = _instructions(compiled.sass())
-    assert lines, "no SASS"
-    for op in ("CALL", "LDL", "STL"):
-        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)
-                     and not (spills and op != "CALL" and re.search(r'"Spill(Refill|Store)"', line))]
-        assert not offending, f"{op} in SASS: {offending[:3]}"
-    if not spills:
-        assert compiled.resource_usage().get("local", 0) == 0
-
-
 def _register_bound(case) -> bool:  # type: ignore[no-untyped-def]
     """The cases the strict check predates: 256 or 1024 threads, or 16 items a thread."""
     return bool(case.threads >= 256 or case.ipt == 16)
@@ -142,13 +124,13 @@ def _compiled_here(case) -> bool:  # type: ignore[no-untyped-def]
 def test_gpu_block_kernel_compiles_inlined(case) -> None:
     """No CALL; local memory only for register spills: a kernel holds every dtype's exchanges (one even spills at
     128 threads x 1 item)."""
-    _assert_inlined(compile_kernel(gpu.make_block_kernel(case), gpu.block_signature(case), block=case.block),
+    assert_inlined(compile_kernel(gpu.make_block_kernel(case), gpu.block_signature(case), block=case.block),
                     spills=True)
 
 
 @pytest.mark.parametrize("case", [c for c in gpu.WARP_CASES if _compiled_here(c)], ids=lambda c: c.id)
 def test_gpu_warp_kernel_compiles_inlined(case) -> None:
-    _assert_inlined(compile_kernel(gpu.make_warp_kernel(case), gpu.warp_signature(case), block=case.block),
+    assert_inlined(compile_kernel(gpu.make_warp_kernel(case), gpu.warp_signature(case), block=case.block),
                     spills=_register_bound(case))
 
 
@@ -156,7 +138,7 @@ def test_gpu_warp_kernel_compiles_inlined(case) -> None:
 def test_sanitizer_kernel_compiles_inlined(block: tuple[int, int, int]) -> None:
     i32 = types.int32[::1]
     kernel = _sanitizer_exchange.kernel_for(int(np.prod(block)))
-    _assert_inlined(compile_kernel(kernel, (i32,) * 5, block=block))
+    assert_inlined(compile_kernel(kernel, (i32,) * 5, block=block))
 
 
 def test_gpu_cases_cover_the_shapes() -> None:
