@@ -151,6 +151,6 @@ WARP_ARGSORT = register_primitive(
         doc="Warp-wide stable argsort in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` over "
         "(key, index) pairs, in ``coop.block.radix_sort``'s key order (CUB has no warp radix sort). "
         + KEY_ORDER_DOC,
-        example="warp_argsort",  # examples/warp_sort.py (proposed to the lead: /tmp/helper_sort/warp_sort.py)
+        example="warp_argsort",  # examples/warp_sort.py
     )
 )

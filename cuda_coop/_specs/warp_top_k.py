@@ -155,6 +155,6 @@ WARP_TOP_K = register_primitive(
         support=SUPPORT,
         doc="Warp-wide top-k in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` (stable, in "
         "``coop.block.radix_sort``'s key order; CUB has no warp radix sort). " + KEY_ORDER_DOC,
-        example="warp_top_k",  # examples/warp_sort.py (proposed to the lead: /tmp/helper_sort/warp_sort.py)
+        example="warp_top_k",  # examples/warp_sort.py
     )
 )
