@@ -8,16 +8,18 @@ Every measurement runs in a fresh Python process, with the persistent provider c
 - cold: a new process, empty cache. The import of numba-cuda-mlir and cuda.coop and the CUDA context
   are timed on their own; then the first launch of each kernel (first: ``sum_i32``; the later ones use
   other primitives and dtypes). The library's default compiler starts the precompiled-header build in
-  a forked child after the second provider compile, so the later kernels compile while it builds
-  (the ``pch`` flag says whether a compile used it). Then, for every kernel, a launch with a grid it
+  a forked child alongside the first provider compile, so the second kernel may compile while it
+  builds (the ``pch`` flag says whether a compile used it; ``wait``, how long a compile waited for a
+  build about to end). Then, for every kernel, a launch with a grid it
   has not seen (same block) and a plain relaunch, with the kernel's compile counter
   (``launch_config_stats.cache_misses``) and the planner's log lines counted across them; and the
   first kernel with a new block shape, which is a new kernel (for contrast).
 - warm: a new process on the cache the cold one filled. A plain numba-cuda-mlir kernel (no cuda-coop)
-  is launched first, so that the process is warm; then the first launch of each kernel (the
+  is launched first, so that the process is warm, then a second one (numba-cuda-mlir's own first
+  launch of a small kernel: the floor under a cache hit); then the first launch of each kernel (the
   provider should be a cache hit).
-- exit: a new process, empty cache: the first two kernels, so that the PCH build has just started,
-  then the process exits; whether the build was still running is recorded.
+- exit: a new process, empty cache: the first kernel only (its compile started the PCH build), then
+  the process exits; whether the build was still running is recorded.
 - baseline: a new process that imports and (with a GPU) creates the CUDA context, and compiles nothing.
 
 The exit time of every process is the time from its last statement to the end of the process as
@@ -233,6 +235,7 @@ _PLANNED = re.compile(r"cuda\.coop: planned (\S+) in (\d+(?:\.\d+)?) s")
 _PROVIDER = re.compile(r"cuda\.coop: provider (\w+): (compiled|cache hit) in (\d+(?:\.\d+)?) s")
 _NVRTC = re.compile(r"cuda\.coop: NVRTC (\S+) in (\d+(?:\.\d+)?) s \(pch=(True|False)\)")
 _PCH = re.compile(r"cuda\.coop: precompiled header (\S+) (?:ready|built inline): ok=(True|False)")
+_WAIT = re.compile(r"cuda\.coop: waited (\d+(?:\.\d+)?) s for precompiled header")
 
 Interval = tuple[float, float]
 
@@ -242,7 +245,8 @@ def parse_lines(lines: Sequence[tuple[float, str]]) -> dict[str, Any]:
 
     Intervals end when the line was written and last the seconds it reports.
     """
-    out: dict[str, Any] = {"planner": [], "provider": [], "nvrtc": [], "origins": [], "pch": [], "pch_ready": []}
+    out: dict[str, Any] = {"planner": [], "provider": [], "nvrtc": [], "origins": [], "pch": [], "pch_ready": [],
+                           "wait": []}
     for stamp, message in lines:
         if m := _PLANNED.search(message):
             out["planner"].append((stamp - float(m[2]), stamp))
@@ -254,6 +258,8 @@ def parse_lines(lines: Sequence[tuple[float, str]]) -> dict[str, Any]:
             out["pch"].append(m[3] == "True")
         elif m := _PCH.search(message):
             out["pch_ready"].append(m[2] == "True")
+        elif m := _WAIT.search(message):
+            out["wait"].append(float(m[1]))
     return out
 
 
@@ -291,6 +297,7 @@ def breakdown(total: float, raw: dict[str, Any]) -> dict[str, Any]:
         "provider": exclusive(provider) if provider else None,
         "nvrtc": exclusive(nvrtc) if nvrtc else None,
         "pch": any(parsed["pch"]) if parsed["pch"] else None,
+        "wait": sum(parsed["wait"]) if parsed["wait"] else None,
         "origins": parsed["origins"],
         "frontend": exclusive(passes, planner + provider) if passes else None,
         "nvvm": exclusive(nvvm, provider) if raw["nvvm"] is not None else None,
@@ -384,11 +391,20 @@ def _child(mode: str, names: list[str], compile_only: bool) -> dict[str, Any]:
             if i < x.size:
                 y[i] = x[i] + 1
 
-        warmup = _Target("plain", (plain, (types.float32[::1], types.float32[::1]),
-                                   (np.ones(ELEMENTS, np.float32), np.zeros(ELEMENTS, np.float32))), gpu, cuda)
-        out["warmup"] = measure(warmup, GRID, THREADS)
+        @cuda.jit
+        def plain_again(x, y):  # numba-cuda-mlir alone, in a warm process: the floor of a first launch
+            items = cuda.local.array(ITEMS, np.float32)
+            base = cuda.grid(1) * ITEMS
+            for k in range(ITEMS):
+                items[k] = x[base + k] if base + k < x.size else 0.0
+            y[cuda.grid(1)] = items[0] + items[ITEMS - 1]
+
+        host = (np.ones(ELEMENTS, np.float32), np.zeros(ELEMENTS, np.float32))
+        sig = (types.float32[::1], types.float32[::1])
+        out["warmup"] = measure(_Target("plain", (plain, sig, host), gpu, cuda), GRID, THREADS)
+        out["plain_again"] = measure(_Target("plain_again", (plain_again, sig, host), gpu, cuda), GRID, THREADS)
     if mode == "exit":
-        targets = targets[:2]
+        targets = targets[:1]
     out["first"] = [measure(t, GRID, THREADS) for t in targets]
     if mode == "cold":
         out["new_grid"] = []
@@ -450,7 +466,7 @@ def summarize(reps: Sequence[dict[str, dict[str, Any]]]) -> dict[str, Any]:
         for i in range(count):
             per = [r[mode][key][i] for r in reps]
             row: dict[str, Any] = {"kernel": per[0]["kernel"]}
-            for field in ("total", "nvrtc", "other", "relaunch", *_PARTS):
+            for field in ("total", "nvrtc", "wait", "other", "relaunch", *_PARTS):
                 if any(field in p for p in per):
                     row[field] = _median([p.get(field) for p in per])
             row["pch"] = [p.get("pch") for p in per]
@@ -469,6 +485,7 @@ def summarize(reps: Sequence[dict[str, dict[str, Any]]]) -> dict[str, Any]:
         "context": _median([c.get("context") for c in cold]),
         "cold": rows("cold", "first"),
         "warmup": _median([w["warmup"]["total"] for w in warm]),
+        "plain_again": _median([w["plain_again"]["total"] for w in warm]),
         "warm": rows("warm", "first"),
         "new_grid": rows("cold", "new_grid"),
         "new_block": _median([c["new_block"]["total"] for c in cold]),
@@ -511,8 +528,8 @@ def table(summary: dict[str, Any]) -> str:
     out.append(f"  import numba_cuda_mlir + cuda.coop {_ms(summary['import'])}")
     if gpu:
         out.append(f"  CUDA context                      {_ms(summary['context'])}")
-    head = (f"  {'kernel':<20}{'total':>8}{'planner':>8}{'provider':>9}{'NVRTC':>8} {'pch':<5}{'frontend':>9}"
-            f"{'lowering':>9}{'NVVM':>8}{'nvJitLink':>10}{'load':>7}{'other':>8}  target")
+    head = (f"  {'kernel':<20}{'total':>8}{'planner':>8}{'provider':>9}{'NVRTC':>8} {'pch':<5}{'wait':>6}"
+            f"{'frontend':>9}{'lowering':>9}{'NVVM':>8}{'nvJitLink':>10}{'load':>7}{'other':>8}  target")
     hooked = summary["hooked"]
 
     def line(row: dict[str, Any], target: str) -> str:
@@ -522,7 +539,8 @@ def table(summary: dict[str, Any]) -> str:
         link = row.get("nvjitlink") if hooked.get("nvjitlink") else None
         load = row.get("load") if hooked.get("load") and gpu else None
         return (f"  {row['kernel']:<20}{_ms(row['total'])}{_ms(row.get('planner'))}{_ms(row.get('provider'), 9)}"
-                f"{_ms(row.get('nvrtc'))} {flag:<5}{_ms(row.get('frontend'), 9)}{_ms(row.get('lowering'), 9)}"
+                f"{_ms(row.get('nvrtc'))} {flag:<5}{_ms(row.get('wait'), 6)}{_ms(row.get('frontend'), 9)}"
+                f"{_ms(row.get('lowering'), 9)}"
                 f"{_ms(nvvm)}{_ms(link, 10)}{_ms(load, 7)}{_ms(row.get('other'))}  {target}")
 
     out.append("")
@@ -536,8 +554,9 @@ def table(summary: dict[str, Any]) -> str:
     out.append(f"  first kernel with the import{' and the CUDA context' if gpu else ''}: {_ms(first).strip()} ms")
 
     out.append("")
-    out.append(f"warm process (a plain kernel first: {_ms(summary['warmup']).strip()} ms), persistent cache filled "
-               "by the cold process: first launch of each kernel")
+    out.append(f"warm process (a plain kernel first: {_ms(summary['warmup']).strip()} ms; then another plain kernel, "
+               f"numba-cuda-mlir alone: {_ms(summary['plain_again']).strip()} ms), persistent cache filled by the cold "
+               "process: first launch of each kernel")
     out.append(head)
     for row in summary["warm"]:
         hit = "cache hit" if row["origins"] == ["cache"] else f"NOT a cache hit: {row['origins']}"
@@ -559,7 +578,7 @@ def table(summary: dict[str, Any]) -> str:
     out.append("process exit (last statement to process end)")
     label = "baseline: import + context, no kernel" if gpu else "baseline: import, no kernel"
     rows = [("cold process", ex["cold"], ex["cold_pch_in_flight"]),
-            ("right after the PCH build started", ex["pch_started"], ex["pch_started_in_flight"]),
+            ("one kernel, then exit", ex["pch_started"], ex["pch_started_in_flight"]),
             ("warm process (no NVRTC, no PCH)", ex["warm"], None),
             (label, ex["baseline"], None)]
     for name, seconds, flight in rows:

@@ -10,8 +10,8 @@ nothing is shared but the headers.
 - cold: the first provider of a process, NVRTC without a PCH (the ~1.5 s budget);
 - later, no PCH: further providers of the same process without a PCH;
 - PCH build: the background build of the precompiled header, started here after the first compile
-  (``pch_after=1``; the library's default waits for a second compile, so single-kernel processes
-  never build one);
+  (``pch_after=1``, so that it is timed on its own; the library's default starts it alongside the
+  first compile);
 - later, PCH: further providers of the process once the PCH exists (the ~0.5 s budget);
 - hit, new process: a provider whose LTO-IR is in the persistent cache, in a fresh process: toolchain
   resolution, header/toolkit identity, rendering, key and disk read (the ~50 ms budget); "DSL stack

@@ -6,20 +6,23 @@ LTO-IR. No GPU or driver is needed. An NVRTC API failure (not a compile error) c
 :class:`CompileResult` whose log names the call, so the provider raises
 :class:`~cuda_coop.errors.CompileError`, never a bare ``RuntimeError``.
 
-Precompiled headers (``_pch``). Parsing CCCL is ~95% of a cold compile, and every provider starts
-with the same include preamble (``_render.preamble``). Once a process has compiled ``pch_after``
-providers (default 2) with a given (preamble, options), a forked child process compiles the preamble
-alone with ``--create-pch`` (~2.5 s of one core; a ~330 MB file in a private temporary directory);
-later compiles with the same preamble and options pass ``--use-pch`` and skip the parse (~0.5 s
-instead of ~1.7 s). The child inherits the parent's NVRTC PCH heap, which the parent maps before the
-fork (:func:`_allocate_heap`); that is what lets the parent load the file (a PCH built in a heap at
-another address is refused: "incompatible ... heap allocation address").
-No compile ever waits for a PCH, and nothing waits for one at exit: the child is killed and the
-directory removed (a thread would have to be waited for: a process exiting while NVRTC runs in a
-thread segfaults, measured). A PCH that fails to build or to load is dropped, never an error; a
-compile error in a compile that used the PCH is a compile error (the PCH is kept). A process that
-compiles a single kernel never builds one. PCH options never enter cache keys: the output is
-byte-identical with and without a PCH (tested). Without ``os.fork`` (Windows) there is no PCH.
+Precompiled headers (``_pch``). Parsing CCCL is most of a cold compile, and every provider starts
+with the same include preamble (``_render.preamble``). When a process starts its first compile with a
+given (preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on
+another core and at the same time (a little longer than that compile; a ~160 MB file in a private
+temporary directory); later compiles with the same preamble and options pass ``--use-pch`` and skip
+the parse (~0.25 s instead of ~1 s on the 2-core development host). The child inherits the parent's
+NVRTC PCH heap, which the parent maps before the fork (:func:`_allocate_heap`); that is what lets the
+parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
+allocation address").
+A compile waits for a build in flight only when the build is expected to end within half of a
+compile without it, and never longer (:meth:`NvrtcCompiler._ready`); nothing waits for one at exit:
+the child is killed and the directory removed (a thread would have to be waited for: a process
+exiting while NVRTC runs in a thread segfaults, measured). A PCH that fails to build or to load is
+dropped, never an error; a compile error in a compile that used the PCH is a compile error (the PCH
+is kept). A process that compiles a single kernel spends one core on a build it never uses, killed at
+exit. PCH options never enter cache keys: the output is byte-identical with and without a PCH
+(tested). Without ``os.fork`` (Windows) there is no PCH.
 
 Module state (STYLE 14): :func:`default_compiler` (``functools.cache``); ``_reset_for_tests``.
 """
@@ -45,6 +48,10 @@ __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
 _log = logging.getLogger("cuda.coop")
 
 _PCH_HEAP_BYTES = 512 << 20
+_BUILD_PER_COMPILE = 1.25
+"""A PCH build takes about this many compiles without it: the same parse, then the file is written."""
+_WAIT_SHARE = 0.5
+"""The longest a compile waits for a build in flight, as a share of a compile without the PCH."""
 _INSTALL_HINT = "pip install 'cuda-coop[numba-cuda-mlir-cu13]' (or -cu12)"
 # NVRTC's own notes about a PCH it used or created: informational, removed from the log.
 _PCH_NOTE = re.compile(r'^"[^"\n]*": (?:using|creating) precompiled header file "[^"\n]*"\n?', re.MULTILINE)
@@ -145,8 +152,8 @@ class NvrtcCompiler:
     pch:
         Build and use precompiled headers (see the module docstring). Off where ``os.fork`` is missing.
     pch_after:
-        Compiles per (preamble, options) before the PCH is built: 2 (the default) builds it after the
-        second, so single-kernel processes never pay for one; 1 builds it after the first.
+        Successful compiles per (preamble, options) before the PCH build starts: 0 (the default)
+        starts it with the first compile, on another core, so that it is ready for the second.
     background:
         Build the PCH in a forked child (True) or inline after the triggering compile (tests).
 
@@ -160,7 +167,7 @@ class NvrtcCompiler:
         Provider compiles that used a PCH.
     """
 
-    def __init__(self, *, pch: bool = True, pch_after: int = 2, background: bool = True) -> None:
+    def __init__(self, *, pch: bool = True, pch_after: int = 0, background: bool = True) -> None:
         self.pch = pch and (can_fork() or not background)
         self.pch_after = pch_after
         self.background = background
@@ -171,13 +178,16 @@ class NvrtcCompiler:
         self._active = 0
         self._pchs: dict[str, PchEntry] = {}
         self._seen: dict[str, int] = {}
+        self._plain: dict[str, float] = {}  # per key: seconds of the first compile without the PCH
         self._dir: PchDirectory | None = None
 
     def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
         """Compile ``source`` to LTO-IR; failures come back as a result with the log, not raised."""
         pch_key = self._pch_key(preamble, options)
+        if pch_key and preamble is not None:
+            self._maybe_build(pch_key, preamble, options)
         entry = self._pchs.get(pch_key) if pch_key else None
-        use = entry is not None and entry.usable()
+        use = entry is not None and self._ready(entry, pch_key)
         with self._lock:
             self.calls += 1
             self._active += 1
@@ -199,7 +209,12 @@ class NvrtcCompiler:
             with self._lock:
                 self.pch_hits += 1
         _log.debug("cuda.coop: NVRTC %s in %.3f s (pch=%s): %s", name, seconds, use, " ".join(options))
+        if ltoir is not None and pch_key and not use:
+            with self._lock:
+                self._plain.setdefault(pch_key, seconds)
         if ltoir is not None and pch_key and preamble is not None and entry is None:
+            with self._lock:
+                self._seen[pch_key] = self._seen.get(pch_key, 0) + 1
             self._maybe_build(pch_key, preamble, options)
         return CompileResult(ltoir=ltoir, log=_PCH_NOTE.sub("", log), seconds=seconds, used_pch=use)
 
@@ -212,6 +227,25 @@ class NvrtcCompiler:
                 return False
         return True
 
+    def _ready(self, entry: PchEntry, key: str | None) -> bool:
+        """Whether ``entry`` is usable now, after waiting for its build where that is expected to pay.
+
+        A compile waits for a build in flight only when the build is expected to end within
+        :data:`_WAIT_SHARE` of a compile without it (the first such compile's time, times
+        :data:`_BUILD_PER_COMPILE`, after it started), and never longer than that share.
+        """
+        if entry.done() or entry.started is None or key is None or (plain := self._plain.get(key)) is None:
+            return entry.usable()
+        left = entry.started + _BUILD_PER_COMPILE * plain - time.monotonic()
+        if left > _WAIT_SHARE * plain:
+            return False
+        start = time.perf_counter()
+        entry.wait(min(_WAIT_SHARE * plain, max(left, 0.0) + 0.1 * plain))
+        ready = entry.usable()
+        _log.debug("cuda.coop: waited %.3f s for precompiled header %s: ready=%s", time.perf_counter() - start,
+                   entry.path, ready)
+        return ready
+
     def _pch_key(self, preamble: str | None, options: Sequence[str]) -> str | None:
         if not self.pch or not preamble:
             return None
@@ -219,8 +253,7 @@ class NvrtcCompiler:
 
     def _maybe_build(self, key: str, preamble: str, options: Sequence[str]) -> None:
         with self._lock:
-            self._seen[key] = seen = self._seen.get(key, 0) + 1
-            if seen < self.pch_after or key in self._pchs:
+            if self._seen.get(key, 0) < self.pch_after or key in self._pchs:
                 return
             if self.background and self._active:
                 return  # never fork while NVRTC runs in another thread; the next compile tries again

@@ -117,9 +117,12 @@ class PchEntry:
         self._pid: int | None = None
         self._done = False
         self._ok = False
+        self.started: float | None = None
+        """``time.monotonic()`` when the build started."""
 
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
+        self.started = time.monotonic()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork with threads
             pid = os.fork()
@@ -142,6 +145,7 @@ class PchEntry:
     def build_inline(self, build: Build) -> None:
         """Build the PCH in this thread (tests, and the fallback when a child cannot be forked)."""
         ok = False
+        self.started = time.monotonic()
         try:
             ok = build(str(self._part))
             if ok:
@@ -178,12 +182,12 @@ class PchEntry:
             return self._done and self._ok
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait until the build finished (tests, benchmarks); False on timeout."""
+        """Wait until the build finished; False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.done():
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            time.sleep(0.02)
+            time.sleep(0.005)
         return True
 
     def drop(self) -> None:

@@ -32,6 +32,7 @@ def test_parse_lines_reads_the_planner_provider_nvrtc_and_pch_lines() -> None:
         (11.5, "cuda.coop: provider 0123456789abcdef: compiled in 1.000 s"),
         (12.0, "cuda.coop: provider fedcba9876543210: cache hit in 0.040 s"),
         (12.5, "cuda.coop: precompiled header /tmp/cuda-coop-pch-x/k.pch ready: ok=False"),
+        (12.6, "cuda.coop: waited 0.125 s for precompiled header /tmp/cuda-coop-pch-x/k.pch: ready=True"),
         (13.0, "cuda.coop: cache entry /x is unusable (short, 3 bytes); removing it"),
     ]
     parsed = bench.parse_lines(lines)
@@ -41,6 +42,7 @@ def test_parse_lines_reads_the_planner_provider_nvrtc_and_pch_lines() -> None:
     assert parsed["provider"] == [(10.5, 11.5), (12.0 - 0.04, 12.0)]
     assert parsed["origins"] == ["nvrtc", "cache"]
     assert parsed["pch_ready"] == [False]
+    assert parsed["wait"] == [0.125]
 
 
 def test_exclusive_subtracts_the_union_of_nested_and_overlapping_intervals() -> None:
@@ -107,5 +109,5 @@ def test_compile_only_run(tmp_path: Path) -> None:
     for row in summary["new_grid"]:
         assert row["compiles"] == 0 and row.get("planner") is None, row
     assert summary["new_block_compiles"] == 1
-    assert summary["pch_builds"] == [1]  # the default compiler builds the PCH after its second compile
+    assert summary["pch_builds"] == [1]  # the default compiler starts the PCH build with its first compile
     assert all(isinstance(summary["exit"][k], float) for k in ("cold", "pch_started", "warm", "baseline"))

@@ -66,6 +66,15 @@ def test_toolkit_cccl_first_fires_the_static_assert(toolchain: Toolchain, compil
     assert f"--include-path={TOOLKIT_CCCL}" in err.options
 
 
+def test_the_preamble_sets_the_meta_unroll_limit_before_cccl_does(reduce_scan: Provider) -> None:
+    # CCCL defines _CCCL_META_UNROLL_LIMIT (16 under NVRTC) only when it is not defined yet: defined
+    # after the first CCCL include, ours would be a redefinition (a warning) and the parse as slow.
+    check = '\nstatic_assert(_CCCL_META_UNROLL_LIMIT == 10, "unroll limit");\n'
+    ltoir, log, _ = _compile(reduce_scan.source + check, list(reduce_scan.options), "limit.cu")
+    assert ltoir is not None, log
+    assert "redefin" not in log.lower(), log
+
+
 # -- linking: storage is the max over call sites, wrappers inline, no local memory ----------------------------
 
 

@@ -58,6 +58,7 @@ class FakeNvrtc:
         self.use_ok = use_ok
         self.use_warns = False
         self.build_seconds = build_seconds
+        self.compile_seconds = 0.0  # a compile without a PCH; one with a PCH takes none
 
     def __call__(self, source: str, options: Sequence[str], name: str) -> tuple[bytes | None, str, object]:
         self.calls.append(tuple(options))
@@ -73,6 +74,8 @@ class FakeNvrtc:
             return None, f'Catastrophic error: cannot open precompiled header file "{use[0]}"\n', None
         if use and self.use_warns:  # ... and when it is damaged or from another process (the compile goes on)
             return b"LTOIR", f'Warning #626-D: precompiled header file "{use[0]}" is either invalid\n', None
+        if not use:
+            time.sleep(self.compile_seconds)
         if "static_assert" in source:
             return None, note + 'p.cu(3): error: static assertion failed with "too big"\n1 error detected\n', None
         return b"LTOIR", note, None

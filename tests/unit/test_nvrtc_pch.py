@@ -38,19 +38,55 @@ def _uses(options: tuple[str, ...]) -> bool:
     return any(o.startswith("--use-pch=") for o in options)
 
 
-def test_single_kernel_processes_never_build_a_pch(fake: FakeNvrtc) -> None:
-    c = NvrtcCompiler(background=False)
-    _compile(c)
-    assert c.pch_builds == 0 and len(fake.calls) == 1
+def test_the_build_starts_with_the_first_compile(fake: FakeNvrtc) -> None:
+    c = NvrtcCompiler(background=False)  # inline: the build ends before the compile that started it
+    [result] = _compile(c)
+    assert c.pch_builds == 1 and len(fake.calls) == 2
+    assert next(o for o in fake.calls[0] if "pch" in o).startswith("--create-pch=")
+    assert result.used_pch and _uses(fake.calls[1])
 
 
-def test_pch_is_built_after_the_second_compile_and_used_by_later_ones(fake: FakeNvrtc) -> None:
-    c = NvrtcCompiler(background=False)
+def test_pch_after_counts_successful_compiles(fake: FakeNvrtc) -> None:
+    c = NvrtcCompiler(pch_after=2, background=False)
+    c.compile(PREAMBLE + "static_assert(false);", OPTIONS, name="p.cu", preamble=PREAMBLE)  # does not count
     results = _compile(c, 4)
     assert [r.used_pch for r in results] == [False, False, True, True]
-    assert (c.calls, c.pch_builds, c.pch_hits) == (4, 1, 2)
-    assert next(o for o in fake.calls[2] if "pch" in o).startswith("--create-pch=")
-    assert _uses(fake.calls[3]) and not _uses(fake.calls[0])
+    assert (c.calls, c.pch_builds, c.pch_hits) == (5, 1, 2)
+    assert next(o for o in fake.calls[3] if "pch" in o).startswith("--create-pch=")
+    assert _uses(fake.calls[4]) and not _uses(fake.calls[1])
+
+
+def _timed(c: NvrtcCompiler) -> tuple[bool, float]:
+    start = time.perf_counter()
+    [result] = _compile(c)
+    return result.used_pch, time.perf_counter() - start
+
+
+def test_a_compile_waits_for_a_build_about_to_end(fake: FakeNvrtc) -> None:
+    fake.compile_seconds, fake.build_seconds = 1.0, 1.1
+    c = NvrtcCompiler()  # the build starts with the first compile, in a child, and takes a little longer
+    assert _timed(c)[0] is False
+    used, seconds = _timed(c)  # the build is expected to end 0.25 s from now: worth waiting for
+    assert used and seconds < 0.5 * fake.compile_seconds
+    c._at_exit()
+
+
+def test_a_compile_never_waits_longer_than_half_a_compile(fake: FakeNvrtc) -> None:
+    fake.compile_seconds, fake.build_seconds = 0.4, 30.0
+    c = NvrtcCompiler()
+    _timed(c)
+    used, seconds = _timed(c)  # expected to end soon, but does not: the wait is cut short
+    assert not used and seconds < fake.compile_seconds * 1.5 + 0.2
+    c._at_exit()
+
+
+def test_a_compile_does_not_wait_for_a_build_far_from_done(fake: FakeNvrtc) -> None:
+    fake.compile_seconds, fake.build_seconds = 0.4, 30.0
+    c = NvrtcCompiler(pch_after=1)  # the build starts after the first compile: a whole build to go
+    _timed(c)
+    used, seconds = _timed(c)
+    assert not used and seconds < fake.compile_seconds + 0.1
+    c._at_exit()
 
 
 def test_background_build(fake: FakeNvrtc) -> None:
@@ -187,7 +223,7 @@ def test_lockless_directories_are_swept_only_when_a_day_old(tmp_path: Path) -> N
 
 def test_default_compiler_is_shared() -> None:
     assert _nvrtc.default_compiler() is _nvrtc.default_compiler()
-    assert _nvrtc.default_compiler().pch and _nvrtc.default_compiler().pch_after == 2
+    assert _nvrtc.default_compiler().pch and _nvrtc.default_compiler().pch_after == 0
 
 
 def test_a_forked_child_exiting_normally_leaves_the_owners_directory(tmp_path: Path) -> None:

@@ -117,6 +117,7 @@ def test_render_is_pure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
 
 def test_source_layout() -> None:
     text = _render(*CASES["reduce_scan"])
+    assert text.startswith("#define _CCCL_META_UNROLL_LIMIT 10\n#include <")  # before CCCL picks its own
     includes = [line for line in text.splitlines() if line.startswith("#include")]
     assert includes[: len(_specs.headers())] == [f"#include <{h}>" for h in _specs.headers()]
     first_code = next(i for i, line in enumerate(text.splitlines()) if line and not line.startswith("#"))

@@ -1,3 +1,4 @@
+#define _CCCL_META_UNROLL_LIMIT 10
 #include <cub/block/block_exchange.cuh>
 #include <cub/warp/warp_exchange.cuh>
 #include <cuda/std/cstdint>

@@ -1,3 +1,4 @@
+#define _CCCL_META_UNROLL_LIMIT 10
 #include <cub/block/block_adjacent_difference.cuh>
 #include <cub/block/block_discontinuity.cuh>
 #include <cub/block/block_exchange.cuh>
