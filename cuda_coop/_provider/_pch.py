@@ -13,7 +13,7 @@ PCH heap, writes ``<key>.pch.part`` and renames it to ``<key>.pch`` on success, 
 The parent polls without blocking (``usable``); at exit it kills the child instead of waiting. A child
 forked while another thread was inside NVRTC could block on a lock copied in the locked state; the
 compiler therefore forks only when none of its own compiles is in flight, and a child that never
-finishes only means no PCH (it is killed at exit).
+finishes, or a fork that fails, only means no PCH (a child is killed at exit).
 
 Module state: none (each directory registers its own ``atexit`` cleanup).
 """
@@ -123,9 +123,15 @@ class PchEntry:
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
         self.started = time.monotonic()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork with threads
-            pid = os.fork()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork with threads
+                pid = os.fork()
+        except OSError as exc:  # out of processes or memory: no PCH, never a failed compile
+            _log.debug("cuda.coop: could not fork a precompiled-header build: %s", exc)
+            with self._lock:
+                self._done, self._ok = True, False
+            return
         if pid == 0:  # the child: build, publish, leave without running the parent's exit handlers
             code = 1
             try:

@@ -96,6 +96,18 @@ def test_background_build(fake: FakeNvrtc) -> None:
     assert _compile(c)[0].used_pch
 
 
+def test_a_fork_that_fails_means_no_pch_not_a_failed_compile(monkeypatch: pytest.MonkeyPatch, fake: FakeNvrtc) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    c = NvrtcCompiler()
+    results = _compile(c, 3)
+    assert all(r.ok for r in results) and not any(r.used_pch for r in results)
+    assert c.pch_builds == 1 and not any(_uses(o) for o in fake.calls)
+    c._at_exit()
+
+
 def test_other_options_get_their_own_pch(fake: FakeNvrtc) -> None:
     c = NvrtcCompiler(pch_after=1, background=False)
     _compile(c)
