@@ -524,7 +524,7 @@ def table(summary: dict[str, Any]) -> str:
                    f"median of {summary['reps']} fresh processes per row")
         out.append("  each 'launch' is the dispatcher's compile for its launch configuration; "
                    "the targets are for launches")
-    out.append(f"{os.cpu_count()} CPUs; figures in ms")
+    out.append(f"{summary.get('cpus') or os.cpu_count()} CPUs; figures in ms")
     out.append(f"  import numba_cuda_mlir + cuda.coop {_ms(summary['import'])}")
     if gpu:
         out.append(f"  CUDA context                      {_ms(summary['context'])}")
@@ -590,6 +590,22 @@ def table(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _provenance() -> dict[str, Any]:
+    """When and with what the figures were measured (shown with them in the docs)."""
+    import datetime
+    import importlib.metadata as metadata
+
+    def version(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "cpus": os.cpu_count(), "python": sys.version.split()[0], "cuda_coop": version("cuda-coop"),
+            "numba_cuda_mlir": version("numba-cuda-mlir"), "nvrtc": version("nvidia-cuda-nvrtc")}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--reps", type=int, default=3, help="fresh processes per measurement")
@@ -624,6 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
         reps.append(rep)
     summary = summarize(reps)
+    summary.update(_provenance())
     print(table(summary))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "runs": reps}, indent=2, default=str))

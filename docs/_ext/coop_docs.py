@@ -19,6 +19,7 @@ From the spec registry (:mod:`coop_families`), so that a new family needs no edi
 - ``coop-family-table``: the families, each linking to its page;
 - ``coop-support-matrix``: function x item dtype, and the other typed arguments;
 - ``coop-performance``: the committed benchmark results (benchmarks/results/), plot and table;
+- ``coop-compile-times``: the committed kernel compile times (benchmarks/results/kernel_compile.json);
 - ``coop-migration-table``: old ``cuda.coop._experimental`` factories (the directive's content) next
   to the functions that wrap the same CUB class today.
 
@@ -443,6 +444,33 @@ class Performance(_GeneratedRst):
         return out
 
 
+class CompileTimes(_GeneratedRst):
+    """``.. coop-compile-times::``: the committed ``benchmarks/results/kernel_compile.json``, as the
+    table ``benchmarks/kernel_compile.py`` prints; a note when there is none."""
+
+    def lines(self) -> list[str]:
+        import importlib.util
+
+        script = REPO / "benchmarks" / "kernel_compile.py"
+        data = REPO / "benchmarks" / "results" / "kernel_compile.json"
+        if not data.is_file():
+            return ["No compile-time results have been committed yet (``benchmarks/results/kernel_compile.json``)."]
+        for path in (script, data):
+            self.env.note_dependency(str(path))
+        spec = importlib.util.spec_from_file_location("cuda_coop_kernel_compile_docs", script)
+        if spec is None or spec.loader is None:
+            raise self.error(f"cannot load {script}")
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+        summary = json.loads(data.read_text())["summary"]
+        versions = ", ".join(f"{name} {summary[key]}" for name, key in
+                             (("cuda-coop", "cuda_coop"), ("numba-cuda-mlir", "numba_cuda_mlir"), ("NVRTC", "nvrtc"))
+                             if summary.get(key))
+        return [f"Measured on an {summary['device']} with {summary['cpus']} CPUs on {summary['date'][:10]}: "
+                f"{versions}, Python {summary['python']}.", "", "::", "",
+                *(f"   {line}" for line in bench.table(summary).splitlines()), ""]
+
+
 def _records(functions: list[coop_families.Function]) -> list[str]:
     """Which of ``functions`` take records and tuples as items (``_specs._support.record_support``)."""
     from cuda.coop._specs._support import record_support
@@ -531,6 +559,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-support-matrix", SupportMatrix)
     app.add_directive("coop-migration-table", MigrationTable)
     app.add_directive("coop-performance", Performance)
+    app.add_directive("coop-compile-times", CompileTimes)
     app.connect("builder-inited", write_family_pages)
     app.connect("autodoc-process-signature", drop_stub_typehints, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

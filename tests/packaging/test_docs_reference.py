@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -133,3 +134,15 @@ def test_performance_page_shows_the_committed_results(site: Path) -> None:
     for line in (results / "suite.csv").read_text().splitlines()[1:]:
         case, *cells = line.split(",")
         assert rows.get(case) == cells, case
+
+
+def test_performance_page_shows_the_committed_compile_times(site: Path) -> None:
+    data = REPO / "benchmarks" / "results" / "kernel_compile.json"
+    text = _text(site, "performance")
+    if not data.is_file():
+        assert "No compile-time results have been committed yet" in text
+        return
+    summary = json.loads(data.read_text())["summary"]
+    assert f"Measured on an {summary['device']} with {summary['cpus']} CPUs on {summary['date'][:10]}" in text
+    for row in summary["cold"] + summary["warm"]:  # every kernel's first launch, with its total in ms
+        assert f"{row['kernel']} {row['total'] * 1000:.1f}" in text, row["kernel"]
