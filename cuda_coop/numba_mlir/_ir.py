@@ -1,4 +1,4 @@
-"""Small edits of numba's untyped IR shared by the planner and the uniformity rewrite."""
+"""Small reads and edits of numba's untyped IR shared by the planner and the uniformity check."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from typing import Any
 
 from ._seams import ir
 
-__all__ = ["drop_unused_definitions"]
+__all__ = [
+    "AXES", "MISSING", "dotted", "drop_unused_definitions", "int_constant", "reads", "source_line", "static_value",
+]
+
+MISSING = object()
+"""What :func:`static_value` returns for a variable without a static value."""
+AXES = ("x", "y", "z")
+"""The attributes of ``cuda.threadIdx`` and ``cuda.blockDim``."""
 
 
 def _droppable(value: Any) -> bool:
@@ -54,3 +61,58 @@ def drop_unused_definitions(func_ir: Any, names: Iterable[str]) -> None:
                     value = stmt.value if isinstance(stmt, ir.Assign) else None
                     if isinstance(value, ir.Const) and isinstance(value.value, pytypes.CodeType):
                         pending.add(stmt.target.name)
+
+
+def source_line(loc: Any) -> str:
+    """``file:line`` of an IR location, for messages."""
+    return f"{loc.filename}:{loc.line}"
+
+
+def static_value(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python object ``var`` statically refers to (globals and attribute chains), or MISSING."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none
+        return MISSING
+    if isinstance(d, ir.Global | ir.FreeVar):
+        return d.value
+    if isinstance(d, ir.Expr) and d.op == "getattr" and depth < 16:
+        base = static_value(func_ir, d.value, depth + 1)
+        return MISSING if base is MISSING else getattr(base, d.attr, MISSING)
+    return MISSING
+
+
+def dotted(func_ir: Any, var: Any) -> str:
+    """``cuda.atomic.add`` for a callee spelled that way in the kernel (best effort, for messages)."""
+    parts: list[str] = []
+    for _ in range(16):
+        try:
+            d = func_ir.get_definition(var)
+        except Exception:
+            break
+        if isinstance(d, ir.Expr) and d.op == "getattr":
+            parts.append(d.attr)
+            var = d.value
+            continue
+        if isinstance(d, ir.Global | ir.FreeVar):
+            parts.append(d.name)
+        break
+    return ".".join(reversed(parts)) or "a function"
+
+
+def int_constant(func_ir: Any, var: Any) -> int | None:
+    """The int ``var`` holds at compile time (a literal or a module-level constant), else None."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # several definitions, or none
+        return None
+    value = d.value if isinstance(d, ir.Const | ir.Global | ir.FreeVar) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def reads(node: Any) -> list[Any]:
+    """The variables an IR statement or right-hand side reads."""
+    if isinstance(node, ir.Var):
+        return [node]
+    list_vars = getattr(node, "list_vars", None)
+    return list(list_vars()) if list_vars is not None else []

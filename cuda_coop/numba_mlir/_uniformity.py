@@ -25,7 +25,7 @@ is the same across the logical warp.
 
 3. *Uniform arguments*: a parameter the spec marks ``Param.uniform`` (``valid_items``, ``begin_bit``,
    the ``offset`` of a tile...) is one value for all the threads that call together. An argument the
-   analysis above finds thread-dependent is refused, unless :class:`_Groups` proves it the same in
+   analysis above finds thread-dependent is refused, unless :class:`~._uniform_groups.Groups` proves it the same in
    every cooperating group: it evaluates the argument's integer arithmetic exactly for every thread of
    the launch's block (``cuda.threadIdx``, ``cuda.laneid``, ``cuda.grid(1)`` and ``cuda.blockDim``
    are known there; other uniform values stay symbolic, with a known divisor), so
@@ -35,8 +35,6 @@ is the same across the logical warp.
 
 from __future__ import annotations
 
-import math
-import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -45,13 +43,13 @@ from .._dsl._uniform import is_uniform_stub
 from .._specs import ArgKind, Scope
 from ..errors import UsageError
 from . import _seams
-from ._ir import drop_unused_definitions
+from ._flow import cfg, control_dependence, reachable, reaching_definitions
+from ._ir import MISSING, dotted, drop_unused_definitions, reads, source_line, static_value
 from ._seams import ir
+from ._uniform_groups import Groups, broadcast, group_size
 
 __all__ = ["check_uniform_calls", "rewrite_uniform_calls"]
 
-_MISSING = object()
-_EXIT = "<exit>"
 
 # ``cuda.<name>`` callables by what their result is; any other numba-cuda-mlir callable is
 # treated as thread-dependent (atomics, shuffles, votes, random numbers, grid(), intrinsics and
@@ -71,55 +69,6 @@ _HALF_MODULES = ("numba_cuda_mlir.numba_cuda._internal.cuda_bf16", "numba_cuda_m
 _HALF_VARYING = ("shfl", "atomic")
 _TYPES_MODULE = "numba_cuda_mlir.numba_cuda.types."
 _VARYING_ATTRS = frozenset({"threadIdx", "laneid"})
-_AXES = ("x", "y", "z")
-
-
-def _where(loc: Any) -> str:
-    return f"{loc.filename}:{loc.line}"
-
-
-def _static_value(func_ir: Any, var: Any, depth: int = 0) -> Any:
-    """The Python object ``var`` statically refers to (globals and attribute chains), or _MISSING."""
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:  # several definitions, or none
-        return _MISSING
-    if isinstance(d, ir.Global | ir.FreeVar):
-        return d.value
-    if isinstance(d, ir.Expr) and d.op == "getattr" and depth < 16:
-        base = _static_value(func_ir, d.value, depth + 1)
-        return _MISSING if base is _MISSING else getattr(base, d.attr, _MISSING)
-    return _MISSING
-
-
-def _broadcast(func_ir: Any, call: Any) -> bool:
-    """Whether a primitive call passes the constant ``broadcast=True``."""
-    var = dict(call.kws).get("broadcast")
-    if var is None:
-        return False
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:  # several definitions, or none: not a constant
-        return False
-    return isinstance(d, ir.Const) and d.value is True
-
-
-def _dotted(func_ir: Any, var: Any) -> str:
-    """``cuda.atomic.add`` for a callee spelled that way in the kernel (best effort, for messages)."""
-    parts: list[str] = []
-    for _ in range(16):
-        try:
-            d = func_ir.get_definition(var)
-        except Exception:
-            break
-        if isinstance(d, ir.Expr) and d.op == "getattr":
-            parts.append(d.attr)
-            var = d.value
-            continue
-        if isinstance(d, ir.Global | ir.FreeVar):
-            parts.append(d.name)
-        break
-    return ".".join(reversed(parts)) or "a function"
 
 
 class _Callees:
@@ -141,7 +90,7 @@ class _Callees:
         self.pure = {id(lookup(n)) for n in _PURE_CALLS} - {id(None)}
 
     def kind(self, obj: Any) -> str:
-        if obj is _MISSING:
+        if obj is MISSING:
             return "unknown"
         if primitive_of(obj) is not None:
             return "primitive"
@@ -186,106 +135,6 @@ def _written(prim: Primitive, call: Any) -> list[Any]:
     return [bound[n] for n in sorted(names) if isinstance(bound.get(n), ir.Var)]
 
 
-def _reads(node: Any) -> list[Any]:
-    """The variables an IR statement or right-hand side reads."""
-    if isinstance(node, ir.Var):
-        return [node]
-    list_vars = getattr(node, "list_vars", None)
-    return list(list_vars()) if list_vars is not None else []
-
-
-def _cfg(blocks: dict[int, Any]) -> dict[int, list[int]]:
-    """Each block's successors."""
-    succs: dict[int, list[int]] = {}
-    for label, block in blocks.items():
-        get_targets = getattr(block.body[-1], "get_targets", None) if block.body else None
-        succs[label] = sorted(set(get_targets() if get_targets is not None else ()) & set(blocks))
-    return succs
-
-
-def _predecessors(succs: dict[int, list[int]]) -> dict[int, list[int]]:
-    preds: dict[int, list[int]] = {n: [] for n in succs}
-    for n, targets in succs.items():
-        for t in targets:
-            preds[t].append(n)
-    return preds
-
-
-def _post_dominators(succs: dict[int, list[int]]) -> dict[Any, set[Any]]:
-    """``pdom[n]``: the blocks every path from ``n`` to the kernel's exit goes through (with ``_EXIT``)."""
-    nodes, preds = list(succs), _predecessors(succs)
-    exits = {n for n in nodes if not succs[n]}
-    reach, work = set(exits), list(exits)
-    while work:
-        for p in preds[work.pop()]:
-            if p not in reach:
-                reach.add(p)
-                work.append(p)
-    exits |= set(nodes) - reach  # blocks of an endless loop count as exits
-    out = {n: [*succs[n], *((_EXIT,) if n in exits else ())] for n in nodes}
-    pdom: dict[Any, set[Any]] = {n: {*nodes, _EXIT} for n in nodes}
-    pdom[_EXIT] = {_EXIT}
-    changed = True
-    while changed:
-        changed = False
-        for n in reversed(nodes):
-            new = {n} | set.intersection(*(pdom[s] for s in out[n]))
-            if new != pdom[n]:
-                pdom[n], changed = new, True
-    return pdom
-
-
-def _reachable(succs: dict[int, list[int]]) -> dict[int, set[int]]:
-    """``later[n]``: the blocks reachable from ``n`` over one or more edges."""
-    later: dict[int, set[int]] = {}
-    for n, targets in succs.items():
-        seen: set[int] = set()
-        work = list(targets)
-        while work:
-            m = work.pop()
-            if m not in seen:
-                seen.add(m)
-                work.extend(succs[m])
-        later[n] = seen
-    return later
-
-
-def _control_dependence(succs: dict[int, list[int]]) -> dict[int, set[int]]:
-    """``cd[b]``: the branch blocks whose outcome decides whether ``b`` runs.
-
-    ``b`` depends on branch ``a`` when it post-dominates a successor of ``a`` but not ``a`` itself
-    (a loop's exit test depends on itself).
-    """
-    pdom = _post_dominators(succs)
-    cd: dict[int, set[int]] = {n: set() for n in succs}
-    for a, targets in succs.items():
-        for s in targets if len(targets) > 1 else ():
-            for b in pdom[s] - {_EXIT}:
-                if b == a or b not in pdom[a]:
-                    cd[b].add(a)
-    return cd
-
-
-def _reaching(blocks: dict[int, Any], def_ids: dict[int, int]) -> dict[int, dict[str, frozenset[int]]]:
-    """For each block, the definitions of each variable that may reach its start."""
-    preds = _predecessors(_cfg(blocks))
-    gen = {label: {s.target.name: frozenset({def_ids[id(s)]}) for s in block.body if isinstance(s, ir.Assign)}
-           for label, block in blocks.items()}
-    ins: dict[int, dict[str, frozenset[int]]] = {label: {} for label in blocks}
-    out = {label: dict(gen[label]) for label in blocks}
-    changed = True
-    while changed:
-        changed = False
-        for label in blocks:
-            merged: dict[str, frozenset[int]] = {}
-            for p in preds[label]:
-                for name, ids in out[p].items():
-                    merged[name] = merged.get(name, frozenset()) | ids
-            if merged != ins[label]:
-                ins[label], out[label], changed = merged, {**merged, **gen[label]}, True
-    return ins
-
-
 class _Analysis:
     """Which definitions hold thread-dependent values, and which blocks only some threads run."""
 
@@ -304,12 +153,12 @@ class _Analysis:
         self.uses = self._reaching_definitions()
         self.kinds = {id(s): self._call_kind(s.value) for s in self.defs if self._is_call(s.value)}
         self.roots = self._local_array_roots()
-        self.succs = _cfg(self.blocks)
-        self.cd = _control_dependence(self.succs)
+        self.succs = cfg(self.blocks)
+        self.cd = control_dependence(self.succs)
         self.varying: dict[int, str] = {}
         """Definition id -> where its thread dependence comes from."""
         self.position = {id(stmt): (label, i) for label, b in self.blocks.items() for i, stmt in enumerate(b.body)}
-        self.later = _reachable(self.succs)
+        self.later = reachable(self.succs)
         self.content: dict[int, dict[int, str]] = {}
         """Local array (its definition id) -> statements that may write per-thread data to it -> why."""
         self.branches: dict[int, str] = {}
@@ -324,14 +173,14 @@ class _Analysis:
         return isinstance(value, ir.Expr) and value.op == "call"
 
     def _call_kind(self, call: Any) -> str:
-        return self.callees.kind(_static_value(self.func_ir, call.func))
+        return self.callees.kind(static_value(self.func_ir, call.func))
 
     def _reaching_definitions(self) -> dict[int, dict[str, frozenset[int]]]:
         """For each statement, the definitions that may reach each variable it reads."""
         uses: dict[int, dict[str, frozenset[int]]] = {}
-        for label, current in _reaching(self.blocks, self.def_ids).items():
+        for label, current in reaching_definitions(self.blocks, self.def_ids).items():
             for stmt in self.blocks[label].body:
-                read = _reads(stmt.value if isinstance(stmt, ir.Assign) else stmt)
+                read = reads(stmt.value if isinstance(stmt, ir.Assign) else stmt)
                 uses[id(stmt)] = {v.name: current.get(v.name, frozenset()) for v in read}
                 if isinstance(stmt, ir.Assign):
                     current[stmt.target.name] = frozenset({self.def_ids[id(stmt)]})
@@ -342,7 +191,7 @@ class _Analysis:
         roots: dict[int, frozenset[int]] = {}
         for d, stmt in enumerate(self.defs):
             value = stmt.value
-            if self._is_call(value) and id(_static_value(self.func_ir, value.func)) in self.callees.local_array:
+            if self._is_call(value) and id(static_value(self.func_ir, value.func)) in self.callees.local_array:
                 roots[d] = frozenset({d})
         changed = True
         while changed:
@@ -387,36 +236,36 @@ class _Analysis:
 
     def _source(self, stmt: Any) -> str | None:
         """Why the value ``stmt`` assigns differs between threads, or None if it is uniform."""
-        value, where = stmt.value, _where(stmt.loc)
+        value, where = stmt.value, source_line(stmt.loc)
         if isinstance(value, ir.Global | ir.FreeVar):
             source = any(value.value is s for s in self.callees.sources)
             return f"cuda.{value.value.__name__} at {where}" if source else None
         if not isinstance(value, ir.Expr):
-            return self._first(stmt, _reads(value))  # copies; arguments and constants read nothing
+            return self._first(stmt, reads(value))  # copies; arguments and constants read nothing
         cuda = self.callees.cuda
-        if value.op == "getattr" and value.attr in _VARYING_ATTRS and _static_value(self.func_ir, value.value) is cuda:
+        if value.op == "getattr" and value.attr in _VARYING_ATTRS and static_value(self.func_ir, value.value) is cuda:
             return f"cuda.{value.attr} at {where}"
         if value.op == "call":
             return self._call_source(stmt, value, where)
         if value.op in ("getitem", "static_getitem", "typed_getitem"):
             index = value.index if value.op != "static_getitem" else value.index_var
             return self._first(stmt, [v for v in (value.value, index) if isinstance(v, ir.Var)], contents=True)
-        return self._first(stmt, _reads(value))
+        return self._first(stmt, reads(value))
 
     def _call_source(self, stmt: Any, call: Any, where: str) -> str | None:
         kind = self.kinds[id(stmt)]
         if kind == "primitive":
-            prim = primitive_of(_static_value(self.func_ir, call.func))
-            if prim is not None and prim.scope is Scope.BLOCK and _broadcast(self.func_ir, call):
+            prim = primitive_of(static_value(self.func_ir, call.func))
+            if prim is not None and prim.scope is Scope.BLOCK and broadcast(self.func_ir, call):
                 return None  # broadcast=True: the same value in every thread of the block
             return f"the result of coop.{prim.name}() at {where}"  # type: ignore[union-attr]
         if kind == "varying":
-            return f"{_dotted(self.func_ir, call.func)}() at {where}"
+            return f"{dotted(self.func_ir, call.func)}() at {where}"
         if kind == "uniform":
             return None
         operands = [*((call.func,) if kind == "unknown" else ()), *call.args, *(v for _, v in call.kws),
                     *((call.vararg,) if call.vararg else ())]
-        return self._first(stmt, operands, contents=_static_value(self.func_ir, call.func) is not len)
+        return self._first(stmt, operands, contents=static_value(self.func_ir, call.func) is not len)
 
     def _content_reason(self, stmt: Any, var: Any) -> str | None:
         """Why the local array ``var`` may hold per-thread data where ``stmt`` reads it."""
@@ -434,7 +283,7 @@ class _Analysis:
             for root in sorted(self._roots_of(stmt, var)):
                 writes = self.content.setdefault(root, {})
                 if id(stmt) not in writes:
-                    array = _where(self.defs[root].loc)
+                    array = source_line(self.defs[root].loc)
                     writes[id(stmt)] = f"per-thread data in the cuda.local.array of {array} ({why})"
                     changed = True
         return changed
@@ -442,7 +291,7 @@ class _Analysis:
     def _writes(self, label: int, stmt: Any) -> bool:
         """Mark local arrays that ``stmt`` may fill with per-thread data."""
         divergent = label in self.divergent
-        where = _where(stmt.loc)
+        where = source_line(stmt.loc)
         if isinstance(stmt, ir.SetItem | ir.StaticSetItem | ir.SetAttr):
             index = getattr(stmt, "index_var" if isinstance(stmt, ir.StaticSetItem) else "index", None)
             why = self._first(stmt, [v for v in (index, stmt.value) if isinstance(v, ir.Var)])
@@ -454,10 +303,10 @@ class _Analysis:
         call, kind = stmt.value, self.kinds[id(stmt)]
         args = [*call.args, *(v for _, v in call.kws)]
         if kind == "primitive":
-            prim: Primitive = primitive_of(_static_value(self.func_ir, call.func))  # type: ignore[assignment]
+            prim: Primitive = primitive_of(static_value(self.func_ir, call.func))  # type: ignore[assignment]
             return self._taint_contents(stmt, _written(prim, call), f"written by coop.{prim.name}() at {where}")
         if kind == "varying" or (kind == "unknown" and (divergent or self.def_ids[id(stmt)] in self.varying)):
-            callee = _dotted(self.func_ir, call.func)
+            callee = dotted(self.func_ir, call.func)
             return self._taint_contents(stmt, [call.func, *args], f"passed to {callee}() at {where}")
         return False
 
@@ -496,11 +345,11 @@ class _Analysis:
             current = queue.pop(0)
             for a in sorted(self.cd[current], key=lambda b: (b not in self.cd[b], b)):  # loops first
                 if a in self.branches:
-                    return a, _where(self.blocks[a].body[-1].loc)
+                    return a, source_line(self.blocks[a].body[-1].loc)
                 if a not in seen and a in self.divergent:
                     seen.add(a)
                     queue.append(a)
-        return label, _where(self.blocks[label].body[-1].loc)  # unreachable for a divergent block
+        return label, source_line(self.blocks[label].body[-1].loc)  # unreachable for a divergent block
 
     def explain(self, label: int) -> str:
         branch, where = self._culprit(label)
@@ -510,208 +359,8 @@ class _Analysis:
         return f"whether a thread gets there depends on the condition at {where}, which depends on {why}"
 
 
-_Exact = tuple[int, tuple[int, ...]]
-"""``(m, g)``: in thread ``t`` the value is ``U + g[t]``, with ``U`` the same in every thread and a
-multiple of ``m`` (``m == 0``: ``U`` is 0), ``g`` known exactly (threads in CUB's linear order)."""
-_GROUPED = "grouped"
-"""Not known exactly, but the same in every group of the checked size."""
-_VARIES = "varies"
-"""May differ within a group."""
-_INT_OPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//", operator.mod: "%"}
-
-
-class _Groups:
-    """Proves values the same in every aligned group of ``size`` consecutive threads of the block.
-
-    Thread-dependent integer arithmetic (``+ - * // %``, negation) on ``cuda.threadIdx``,
-    ``cuda.laneid`` and ``cuda.grid(1)`` is evaluated exactly for every thread of the launch's
-    block (``cuda.blockDim`` is its constant); a uniform operand stays symbolic with a known divisor,
-    enough for ``(cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32``. Other operations
-    keep a value grouped when all their operands are (a load at a warp-uniform index from global or
-    shared memory). Anything else that the analysis finds thread-dependent varies: a primitive's
-    result, per-thread data in a local array, a value assigned under a thread-dependent branch,
-    a call cuda-coop cannot see into.
-    """
-
-    def __init__(self, analysis: _Analysis, block: tuple[int, int, int], size: int) -> None:
-        self.a = analysis
-        self.block, self.size = block, size
-        dx, dy, dz = block
-        self.tid = {
-            "x": tuple(t % dx for t in range(dx * dy * dz)),
-            "y": tuple(t // dx % dy for t in range(dx * dy * dz)),
-            "z": tuple(t // (dx * dy) for t in range(dx * dy * dz)),
-        }
-        self.threads = dx * dy * dz
-        cuda = analysis.callees.cuda
-        self.thread_idx, self.block_dim = getattr(cuda, "threadIdx", None), getattr(cuda, "blockDim", None)
-        self.grid = getattr(cuda, "grid", None)
-        self.memo: dict[int, Any] = {}
-
-    # --- the lattice ---------------------------------------------------------------------------
-
-    def _const(self, c: int) -> _Exact:
-        return 0, (c,) * self.threads
-
-    def _uniform(self) -> _Exact:
-        return 1, (0,) * self.threads
-
-    def _grouped(self, value: Any) -> bool:
-        if value == _GROUPED:
-            return True
-        if value == _VARIES:
-            return False
-        g = value[1]
-        return all(len(set(g[i : i + self.size])) == 1 for i in range(0, self.threads, self.size))
-
-    def _join(self, values: Iterable[Any]) -> Any:
-        """A value computed from ``values`` in a way not tracked exactly."""
-        return _GROUPED if all(self._grouped(v) for v in values) else _VARIES
-
-    @staticmethod
-    def _constant(value: Any) -> int | None:
-        if isinstance(value, tuple) and value[0] == 0 and len(set(value[1])) == 1:
-            return int(value[1][0])
-        return None
-
-    def _arith(self, fn: Any, lhs: Any, rhs: Any) -> Any:
-        if not (isinstance(lhs, tuple) and isinstance(rhs, tuple)):
-            return self._join((lhs, rhs))
-        if fn in (operator.add, operator.sub):
-            return math.gcd(lhs[0], rhs[0]), tuple(fn(a, b) for a, b in zip(lhs[1], rhs[1], strict=True))
-        exact = self._mul(lhs, rhs) if fn is operator.mul else self._div(fn, lhs, rhs)
-        return self._join((lhs, rhs)) if exact is None else exact
-
-    def _mul(self, lhs: _Exact, rhs: _Exact) -> _Exact | None:
-        (m1, g1), (m2, g2) = lhs, rhs
-        c1, c2 = self._constant(lhs), self._constant(rhs)
-        if c2 is not None:
-            return m1 * abs(c2), tuple(a * c2 for a in g1)
-        if c1 is not None:
-            return m2 * abs(c1), tuple(c1 * b for b in g2)
-        if len(set(g1)) == 1 and len(set(g2)) == 1:  # (U1 + a)(U2 + b) = U1*U2 + U1*b + U2*a + a*b
-            a, b = g1[0], g2[0]
-            return math.gcd(m1 * m2, m1 * abs(b), m2 * abs(a)), (a * b,) * self.threads
-        return None
-
-    def _div(self, fn: Any, lhs: _Exact, rhs: _Exact) -> _Exact | None:
-        """``(k*c + g) // c == k + g // c`` and ``(k*c + g) % c == g % c`` (Python's and numba's int division)."""
-        m, g = lhs
-        c = self._constant(rhs)
-        if not c or m % abs(c) != 0:
-            return None
-        if fn is operator.floordiv:
-            return m // abs(c), tuple(a // c for a in g)
-        return 0, tuple(a % c for a in g)
-
-    # --- evaluation ----------------------------------------------------------------------------
-
-    def same(self, stmt: Any, var: Any) -> bool:
-        """Whether ``var``, where ``stmt`` reads it, is the same in every group."""
-        try:
-            return self._grouped(self._var(stmt, var))
-        except RecursionError:  # a very long chain of definitions: not proved
-            return False
-
-    def _var(self, stmt: Any, var: Any) -> Any:
-        defs = sorted(self.a._reaching(stmt, var))
-        if len(defs) == 1:
-            return self._def(defs[0])
-        if all(d not in self.a.varying for d in defs):
-            return self._uniform()
-        return self._join(self._def(d) for d in defs)
-
-    def _def(self, d: int) -> Any:
-        if d in self.memo:
-            return self.memo[d]
-        self.memo[d] = _VARIES  # a cycle through a thread-dependent definition: not proved
-        stmt = self.a.defs[d]
-        value = self._eval(stmt, stmt.value, d not in self.a.varying)
-        if d not in self.a.varying and not self._grouped(value):
-            value = self._uniform()  # the analysis proved it uniform; only its exact form is lost
-        self.memo[d] = value
-        return value
-
-    def _eval(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        a = self.a
-        if id(stmt) in a.asserted:
-            return self._uniform()
-        if not uniform and a.position[id(stmt)][0] in a.divergent:
-            return _VARIES  # assigned under a thread-dependent branch
-        if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
-            return self._literal(value.value, uniform)
-        if isinstance(value, ir.Var):
-            return self._var(stmt, value)
-        handler = self._handlers.get(value.op) if isinstance(value, ir.Expr) else None
-        if handler is not None:
-            return handler(self, stmt, value, uniform)
-        return self._uniform() if uniform else self._join(self._var(stmt, v) for v in _reads(value))
-
-    def _literal(self, c: Any, uniform: bool) -> Any:
-        if isinstance(c, int) and not isinstance(c, bool):
-            return self._const(c)
-        return self._uniform() if uniform else _VARIES
-
-    def _binop(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        fn = value.immutable_fn if value.op == "inplace_binop" else value.fn
-        lhs, rhs = self._var(stmt, value.lhs), self._var(stmt, value.rhs)
-        return self._arith(fn, lhs, rhs) if fn in _INT_OPS else self._join((lhs, rhs))
-
-    def _unary(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        operand = self._var(stmt, value.value)
-        if value.fn is operator.neg and isinstance(operand, tuple):
-            return operand[0], tuple(-x for x in operand[1])
-        return self._join((operand,))
-
-    def _cast(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        return self._var(stmt, value.value)
-
-    def _getattr(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        base = _static_value(self.a.func_ir, value.value)
-        if value.attr in _AXES and base is self.thread_idx:
-            return 0, self.tid[value.attr]
-        if value.attr in _AXES and base is self.block_dim:
-            return self._const(self.block[_AXES.index(value.attr)])
-        if value.attr == "laneid" and base is self.a.callees.cuda:
-            return 0, tuple(t % 32 for t in range(self.threads))
-        if uniform:
-            return self._uniform()
-        return self._join((self._var(stmt, value.value),)) if base is _MISSING else _VARIES
-
-    def _getitem(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        if uniform:
-            return self._uniform()
-        if self.a._content_reason(stmt, value.value) is not None:
-            return _VARIES  # per-thread data in a cuda.local.array
-        index = value.index_var if value.op == "static_getitem" else value.index
-        return self._join(self._var(stmt, v) for v in (value.value, index) if isinstance(v, ir.Var))
-
-    def _call(self, stmt: Any, call: Any, uniform: bool) -> Any:
-        func_ir = self.a.func_ir
-        callee = _static_value(func_ir, call.func)
-        if callee is self.grid and len(call.args) == 1 and not call.kws and _int_constant(func_ir, call.args[0]) == 1:
-            return self.block[0], self.tid["x"]  # blockIdx.x * blockDim.x + threadIdx.x
-        if uniform:
-            return self._uniform()
-        prim = primitive_of(callee) if callee is not _MISSING else None
-        if prim is not None and prim.scope is Scope.WARP and _broadcast(func_ir, call):
-            threads = _group_size(func_ir, prim, call, self.block)  # the same in each of its logical warps
-            return _GROUPED if threads and threads % self.size == 0 else _VARIES
-        if self.a.kinds[id(stmt)] != "pure":  # a primitive's result, a varying intrinsic, an opaque call
-            return _VARIES
-        operands = [*call.args, *(v for _, v in call.kws), *((call.vararg,) if call.vararg else ())]
-        if callee is not len and any(self.a._content_reason(stmt, v) is not None for v in operands):
-            return _VARIES
-        return self._join(self._var(stmt, v) for v in operands)
-
-    _handlers: dict[str, Any] = {  # noqa: RUF012 (read-only)
-        "binop": _binop, "inplace_binop": _binop, "unary": _unary, "cast": _cast, "getattr": _getattr,
-        "getitem": _getitem, "static_getitem": _getitem, "typed_getitem": _getitem, "call": _call,
-    }
-
-
 def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
-    call = f"coop.{prim.name}() at {_where(stmt.loc)}"
+    call = f"coop.{prim.name}() at {source_line(stmt.loc)}"
     if prim.scope is Scope.WARP:
         return (
             f"{call} is reached by only some lanes of its logical warp: {explanation}. Every lane of the logical "
@@ -733,7 +382,7 @@ def _message(prim: Primitive, stmt: Any, explanation: str) -> str:
 
 
 def _argument_message(prim: Primitive, stmt: Any, name: str, why: str, size: int | None) -> str:
-    call = f"coop.{prim.name}() at {_where(stmt.loc)}"
+    call = f"coop.{prim.name}() at {source_line(stmt.loc)}"
     param = prim.param(name)
     what = f"{name}= (the array)" if param is not None and param.kind is ArgKind.POINTER else f"{name}="
     if prim.scope is Scope.WARP:
@@ -786,7 +435,7 @@ def check_uniform_calls(
         x, y, z = (*(int(d) for d in block), 1, 1)[:3]
         dims = (x, y, z)
     labels = {id(b): label for label, b in analysis.blocks.items()}
-    groups: dict[int, _Groups] = {}
+    groups: dict[int, Groups] = {}
     for ir_block, stmt, prim in calls:
         label = labels[id(ir_block)]
         if label in analysis.divergent:
@@ -795,11 +444,11 @@ def check_uniform_calls(
             why = analysis._var_reason(stmt, var)
             if why is None:
                 continue
-            size = _group_size(func_ir, prim, stmt.value, dims)
+            size = group_size(func_ir, prim, stmt.value, dims)
             if size is not None and dims is not None and (size <= 0 or (dims[0] * dims[1] * dims[2]) % size):
                 break  # threads= that does not divide the block: the planner refuses it, naming threads=
             if dims is not None and size is not None:
-                check = groups.setdefault(size, _Groups(analysis, dims, size))
+                check = groups.setdefault(size, Groups(analysis, dims, size))
                 if check.same(stmt, var):
                     continue
             raise UsageError(_argument_message(prim, stmt, name, why, size))
@@ -823,28 +472,6 @@ def _uniform_arguments(prim: Primitive, call: Any) -> list[tuple[str, Any]]:
     return found
 
 
-def _int_constant(func_ir: Any, var: Any) -> int | None:
-    """The int ``var`` holds at compile time (a literal or a module-level constant), else None."""
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:  # several definitions, or none
-        return None
-    value = d.value if isinstance(d, ir.Const | ir.Global | ir.FreeVar) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _group_size(func_ir: Any, prim: Primitive, call: Any, block: tuple[int, int, int] | None) -> int | None:
-    """How many consecutive threads (in CUB's linear order) call ``prim`` together: the block, or the
-    logical warp (``threads=``); None when not known at this point."""
-    if prim.scope is Scope.BLOCK:
-        return None if block is None else block[0] * block[1] * block[2]
-    threads = dict(call.kws).get("threads")
-    if threads is None:
-        tp = next((t for t in prim.spec.tparams if t.name == "threads"), None)
-        return int(tp.default) if tp is not None and isinstance(tp.default, int) else None
-    return _int_constant(func_ir, threads)
-
-
 def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
     """Replace each ``x = coop.uniform(value)`` by ``x = value``; return those statements.
 
@@ -857,13 +484,13 @@ def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
             call = stmt.value if isinstance(stmt, ir.Assign) else None
             if not (isinstance(call, ir.Expr) and call.op == "call"):
                 continue
-            if not is_uniform_stub(_static_value(func_ir, call.func)):
+            if not is_uniform_stub(static_value(func_ir, call.func)):
                 continue
             args = [*call.args, *(v for k, v in call.kws if k == "value")]
             extra = [k for k, _ in call.kws if k != "value"]
             if len(args) != 1 or extra or call.vararg is not None or getattr(call, "varkwarg", None) is not None:
                 raise UsageError(
-                    f"coop.uniform() at {_where(stmt.loc)} takes exactly one value (the value the threads share), "
+                    f"coop.uniform() at {source_line(stmt.loc)} takes exactly one value (the value the threads share), "
                     f"e.g. coop.uniform(n > 0); got {len(call.args)} positional and keywords {[k for k, _ in call.kws]}"
                 )
             stmt.value = args[0]
