@@ -187,7 +187,7 @@ class NvrtcCompiler:
         if pch_key and preamble is not None:
             self._maybe_build(pch_key, preamble, options)
         entry = self._pchs.get(pch_key) if pch_key else None
-        use = entry is not None and self._ready(entry, pch_key)
+        use = entry is not None and pch_key is not None and self._ready(entry, pch_key)
         with self._lock:
             self.calls += 1
             self._active += 1
@@ -227,14 +227,14 @@ class NvrtcCompiler:
                 return False
         return True
 
-    def _ready(self, entry: PchEntry, key: str | None) -> bool:
+    def _ready(self, entry: PchEntry, key: str) -> bool:
         """Whether ``entry`` is usable now, after waiting for its build where that is expected to pay.
 
         A compile waits for a build in flight only when the build is expected to end within
         :data:`_WAIT_SHARE` of a compile without it (the first such compile's time, times
         :data:`_BUILD_PER_COMPILE`, after it started), and never longer than that share.
         """
-        if entry.done() or entry.started is None or key is None or (plain := self._plain.get(key)) is None:
+        if entry.done() or entry.started is None or (plain := self._plain.get(key)) is None:
             return entry.usable()
         left = entry.started + _BUILD_PER_COMPILE * plain - time.monotonic()
         if left > _WAIT_SHARE * plain:

@@ -8,14 +8,10 @@ from typing import Any
 
 from ._seams import ir
 
-__all__ = [
-    "AXES", "MISSING", "dotted", "drop_unused_definitions", "int_constant", "reads", "source_line", "static_value",
-]
+__all__ = ["MISSING", "dotted", "drop_unused_definitions", "int_constant", "reads", "source_line", "static_value"]
 
 MISSING = object()
 """What :func:`static_value` returns for a variable without a static value."""
-AXES = ("x", "y", "z")
-"""The attributes of ``cuda.threadIdx`` and ``cuda.blockDim``."""
 
 
 def _droppable(value: Any) -> bool:

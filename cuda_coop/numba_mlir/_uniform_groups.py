@@ -15,7 +15,7 @@ from typing import Any
 
 from .._dsl._primitive import Primitive, primitive_of
 from .._specs import Scope
-from ._ir import AXES, MISSING, int_constant, reads, static_value
+from ._ir import MISSING, int_constant, reads, static_value
 from ._seams import ir
 
 __all__ = ["Groups", "broadcast", "group_size"]
@@ -52,6 +52,8 @@ _GROUPED = "grouped"
 """Not known exactly, but the same in every group of the checked size."""
 _VARIES = "varies"
 """May differ within a group."""
+_AXES = ("x", "y", "z")
+"""The attributes of ``cuda.threadIdx`` and ``cuda.blockDim``."""
 _INT_OPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//", operator.mod: "%"}
 
 
@@ -204,10 +206,10 @@ class Groups:
 
     def _getattr(self, stmt: Any, value: Any, uniform: bool) -> Any:
         base = static_value(self.a.func_ir, value.value)
-        if value.attr in AXES and base is self.thread_idx:
+        if value.attr in _AXES and base is self.thread_idx:
             return 0, self.tid[value.attr]
-        if value.attr in AXES and base is self.block_dim:
-            return self._const(self.block[AXES.index(value.attr)])
+        if value.attr in _AXES and base is self.block_dim:
+            return self._const(self.block[_AXES.index(value.attr)])
         if value.attr == "laneid" and base is self.a.callees.cuda:
             return 0, tuple(t % 32 for t in range(self.threads))
         if uniform:
