@@ -38,4 +38,4 @@ class KernelProvider:
     def _produce(self) -> bytes:
         data = self.provider.ltoir()
         release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
-        return _seams.link_before_kernel(data)  # its 32-bit shared pointers set the kernel's data layout
+        return _seams.link_with_short_shared_pointers(data)  # as nvcc: 32-bit shared pointers in the kernel

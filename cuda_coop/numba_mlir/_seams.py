@@ -15,8 +15,10 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
   (see :func:`register_isolated_planner` and docs/known_issues.rst).
 - ``MLIRDispatcher.enable_caching`` is wrapped to warn once that ``cache=True`` has no effect
   while a planner is registered (numba-cuda-mlir 0.5.x skips its disk cache then).
-- ``linker.Linker.recreate_with_lto`` (kernel-first link order) is wrapped so that cuda-coop's
-  provider LTO-IR precedes the kernel's in the nvJitLink link: see :func:`link_before_kernel`.
+- ``linker.Linker.recreate_with_lto`` (the kernel link's module order) is wrapped so that a link
+  holding a cuda-coop provider starts with a layout-only module that gives the linked kernel 32-bit
+  shared-memory pointers, compiled by numba-cuda-mlir's libnvvm wrapper (``cudadrv.nvvm``) from its
+  ``NVPTX64_DATALAYOUT``: see :func:`link_with_short_shared_pointers`.
 - numba-cuda-mlir's NumbaPerformanceWarning "Persistent disk cache is disabled for
   launch-config-specialized compiles" is filtered: every kernel that uses cuda-coop is
   launch-specialised by design, and the cache=True warning above says what matters.
@@ -63,7 +65,8 @@ __all__ = [
     "compile_for_launch",
     "intrinsic",
     "ir",
-    "link_before_kernel",
+    "layout_ltoir",
+    "link_with_short_shared_pointers",
     "lower_extern_call",
     "lower_extern_call_slots",
     "mk_unique_var",
@@ -291,57 +294,88 @@ def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str
     return bytes(ltoir), restype
 
 
-# --- link order (numba-cuda-mlir 0.5.x) -----------------------------------------------------------------
+# --- the linked kernel's data layout (numba-cuda-mlir 0.5.x) ---------------------------------------------
 #
 # nvJitLink's LTO link merges every module into the *first* one and keeps that module's data layout.
-# numba-cuda-mlir puts the kernel's LTO-IR first, and its layout ("e-p:64:64:64-...") has no
+# numba-cuda-mlir puts the kernel's LTO-IR first, and its layout (``NVPTX64_DATALAYOUT``) has no
 # "p3:32:32:32": shared-memory pointers are 64-bit in the linked module, so every CUB TempStorage
-# address is a sign-extended 64-bit computation (mul.wide.s32 + add.s64) that LLVM cannot fold into
-# the immediate offsets nvcc's 32-bit shared pointers get (measured: tile sum 248 SASS instructions
-# kernel-first, 200 provider-first, where the padded transposing load is instruction for instruction
-# the nvcc twin's). NVRTC's LTO-IR declares 32-bit shared pointers, as nvcc does; linking a provider
-# first gives the whole kernel that layout.
+# address is a sign-extended 64-bit computation (mul.wide.s32 + add.s64) that is not folded into the
+# immediate offsets nvcc's 32-bit shared pointers get. Putting the provider's LTO-IR first is not
+# enough: NVRTC 13.0 declares 64-bit shared pointers too (13.1 and later declare 32-bit ones). So a
+# link that holds a cuda-coop provider starts with a module of its own: no code, only numba-cuda-mlir's
+# layout with 32-bit shared pointers (nvcc's), compiled to LTO-IR by the libnvvm numba-cuda-mlir uses.
+# Measured (exchange f64 256x16, sm_90, NVRTC and nvJitLink 13.0): 206 SASS instructions with the
+# shared stores and loads addressed register by register; 161 with the layout module, every shared
+# access at the nvcc twin's immediate offset (the twin: 145); on an H200 the kernel ran 1.099x its
+# twin before.
 
-_LINK_FIRST: set[bytes] = set()  # digests of LTO-IR linked ahead of the kernel's own
+_PROVIDERS: set[bytes] = set()  # digests of the provider LTO-IR that make a link start with the layout module
 
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def link_before_kernel(ltoir: bytes) -> bytes:
-    """Have ``ltoir`` (NVRTC's, 32-bit shared pointers) linked ahead of the kernel's LTO-IR; returns it.
+def link_with_short_shared_pointers(ltoir: bytes) -> bytes:
+    """Have every kernel link that holds ``ltoir`` use 32-bit shared-memory pointers; returns ``ltoir``.
 
-    See the comment above: the first module of the link sets the data layout of the whole kernel.
+    See the comment above: a layout-only module goes first in such a link and sets its data layout.
     """
-    _install_link_order()
-    _LINK_FIRST.add(_digest(ltoir))
+    _install_link_layout()
+    _PROVIDERS.add(_digest(ltoir))
     return ltoir
 
 
+def short_shared_layout() -> str:
+    """numba-cuda-mlir's NVPTX data layout with 32-bit shared-memory pointers (``p3``), as nvcc's."""
+    from numba_cuda_mlir.lowering_utilities.llvm_utils import NVPTX64_DATALAYOUT
+
+    specs = NVPTX64_DATALAYOUT.split("-")
+    if not any(s.startswith("p3:") for s in specs):
+        generic = next((k for k, s in enumerate(specs) if s.startswith("p:")), 0)
+        specs.insert(generic + 1, "p3:32:32:32")
+    return "-".join(specs)
+
+
 @functools.cache
-def _install_link_order() -> None:
+def layout_ltoir(arch: str) -> bytes:
+    """LTO-IR for ``arch`` (``sm_90``, ``sm_90a``, ...) of a module with no code and :func:`short_shared_layout`."""
+    from numba_cuda_mlir.numba_cuda.cudadrv import nvvm
+
+    major, minor, debug_major, debug_minor = nvvm.NVVM().get_ir_version()
+    text = (
+        f'target datalayout = "{short_shared_layout()}"\n'
+        'target triple = "nvptx64-nvidia-cuda"\n'
+        "!nvvmir.version = !{!0}\n"
+        f"!0 = !{{i32 {major}, i32 {minor}, i32 {debug_major}, i32 {debug_minor}}}\n"
+    )
+    unit = nvvm.CompilationUnit({"arch": arch.replace("sm_", "compute_", 1), "gen_lto": None})
+    unit.add_module(text.encode())
+    return bytes(unit.compile())
+
+
+@functools.cache
+def _install_link_layout() -> None:
+    from cuda.core import ObjectCode
     from numba_cuda_mlir import linker as _linker
 
     cls: Any = _linker.Linker
     original = cls.recreate_with_lto
     if "kernel_ltoir" not in inspect.signature(original).parameters or not hasattr(cls(cc=(9, 0)), "_object_codes"):
         raise BackendError(
-            f"cuda.coop.numba_mlir cannot order the kernel link in numba-cuda-mlir {VERSION}: its linker is not "
-            f"laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
+            f"cuda.coop.numba_mlir cannot set the kernel link's data layout in numba-cuda-mlir {VERSION}: its "
+            f"linker is not laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
         )
 
     def recreate_with_lto(
         self: Any, lto: bool = True, ltoir_only: bool = False, kernel_ltoir: bytes | None = None
     ) -> Any:
         new = original(self, lto=lto, ltoir_only=ltoir_only, kernel_ltoir=kernel_ltoir)
-        if kernel_ltoir is not None and _LINK_FIRST:
-            codes = list(new._object_codes)
-            first = [
-                o for o in codes if getattr(o, "code_type", None) == "ltoir" and _digest(bytes(o.code)) in _LINK_FIRST
-            ]
-            if first:
-                new._object_codes = first + [o for o in codes if not any(o is f for f in first)]
+        ltoirs = {_digest(bytes(o.code)) for o in new._object_codes if getattr(o, "code_type", None) == "ltoir"}
+        if kernel_ltoir is not None and ltoirs & _PROVIDERS:
+            layout = layout_ltoir(new.arch)
+            others = [o for o in new._object_codes if getattr(o, "code", None) is None or bytes(o.code) != layout]
+            new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
         return new
 
     cls.recreate_with_lto = recreate_with_lto

@@ -6,10 +6,12 @@ twins in benchmarks/cub_twins.cu with ``nvcc -cubin`` against the CCCL that cuda
 What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
 
 - Every shared-memory access of a kernel is the twin's: same opcodes, same immediate offsets. This
-  is the codegen fix of issue 14: numba-cuda-mlir links the kernel's LTO-IR first, whose data layout
-  has 64-bit shared pointers, so the linked kernel computed each padded TempStorage address in 64
-  bits (``STS [R24]`` where the twin has ``STS [R23+0x400]``); cuda-coop now links its NVRTC
-  LTO-IR first (``_seams.link_before_kernel``). Tile sum: 248 instructions before, 200 after.
+  is the codegen fix of issue 14: nvJitLink keeps the first module's data layout, and numba-cuda-mlir
+  links the kernel's LTO-IR first, whose layout has 64-bit shared pointers (as NVRTC 13.0's has), so
+  the linked kernel computed each padded TempStorage address in 64 bits (``STS [R24]`` where the twin
+  has ``STS [R23+0x400]``); a link holding a provider now starts with a layout-only module with 32-bit
+  shared pointers (``_seams.link_with_short_shared_pointers``, tests/compile/test_link_layout.py).
+  Tile sum: 248 instructions before, 200 after.
 - The instruction count is within 1.05x of the twin for ``histogram_sort_u8`` only. The rest of the
   gap is the Python kernel's own code, not the CUB wrappers: numba-cuda-mlir passes each array as a
   memref (pointer, offset, size, stride: five parameters) and indexes it with the dynamic stride,

@@ -1,0 +1,76 @@
+"""The data layout of a kernel link that holds a cuda-coop provider (compile tier, no GPU).
+
+nvJitLink keeps the first module's data layout. numba-cuda-mlir's has 64-bit shared-memory pointers,
+and so has NVRTC 13.0's; a link holding a provider therefore starts with a layout-only module with
+32-bit shared pointers (``_seams.link_with_short_shared_pointers``). What that buys in SASS is checked
+against the nvcc twins in test_sass_parity.py (the shared accesses keep their immediate offsets) and
+on the GPU by every kernel of the GPU tier; here: the layout, the module for each arch, and the link order.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
+
+from numba_cuda_mlir import linker as _linker
+from numba_cuda_mlir.lowering_utilities.llvm_utils import NVPTX64_DATALAYOUT
+from numba_cuda_mlir.numba_cuda import types
+
+from cuda.coop.numba_mlir import _seams
+
+LTOIR_MAGIC = b"\xedCN\x7f"  # the NVVM LTO-IR container
+
+
+def test_the_layout_is_numba_cuda_mlirs_with_32_bit_shared_pointers() -> None:
+    specs = _seams.short_shared_layout().split("-")
+    assert "p3:32:32:32" in specs
+    assert [s for s in specs if s != "p3:32:32:32"] == NVPTX64_DATALAYOUT.split("-")
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"])
+def test_the_layout_module_compiles_for(arch: str) -> None:
+    assert _seams.layout_ltoir(arch).startswith(LTOIR_MAGIC)
+
+
+def _device_ltoir(symbol: str) -> bytes:
+    def add(a, b):
+        return a + b
+
+    with _seams.assumed_compute_capability((9, 0)):
+        ltoir, _ = _seams.compile_device_ltoir(add, (types.int32, types.int32), symbol)
+    return ltoir
+
+
+@pytest.fixture(scope="module")
+def modules() -> dict[str, bytes]:
+    """Real LTO-IR: a kernel's stand-in, a provider's (registered as one), and an unrelated library's."""
+    provider = _seams.link_with_short_shared_pointers(_device_ltoir("cuda_coop_test_layout_provider"))
+    return {"kernel": _device_ltoir("cuda_coop_test_layout_kernel"), "provider": provider,
+            "library": _device_ltoir("cuda_coop_test_layout_library")}
+
+
+def _order(link: object, modules: dict[str, bytes]) -> list[str]:
+    names = {code: name for name, code in modules.items()} | {_seams.layout_ltoir("sm_90"): "layout"}
+    return [names[bytes(o.code)] for o in link._object_codes]  # type: ignore[attr-defined]
+
+
+def _link(modules: dict[str, bytes], *names: str) -> object:
+    link = _linker.Linker(cc=(9, 0))
+    for name in names:
+        link.add_ltoir(modules[name])
+    return link.recreate_with_lto(kernel_ltoir=modules["kernel"])
+
+
+def test_a_link_with_a_provider_starts_with_the_layout_module(modules: dict[str, bytes]) -> None:
+    assert _order(_link(modules, "library", "provider"), modules) == ["layout", "kernel", "library", "provider"]
+
+
+def test_a_link_without_a_provider_is_numba_cuda_mlirs(modules: dict[str, bytes]) -> None:
+    assert _order(_link(modules, "library"), modules) == ["kernel", "library"]
+
+
+def test_relinking_keeps_one_layout_module_first(modules: dict[str, bytes]) -> None:
+    again = _link(modules, "provider").recreate_with_lto(kernel_ltoir=modules["kernel"])  # type: ignore[attr-defined]
+    assert _order(again, modules)[0] == "layout"
+    assert _order(again, modules).count("layout") == 1
