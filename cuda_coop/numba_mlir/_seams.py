@@ -371,8 +371,10 @@ def _install_link_layout() -> None:
         self: Any, lto: bool = True, ltoir_only: bool = False, kernel_ltoir: bytes | None = None
     ) -> Any:
         new = original(self, lto=lto, ltoir_only=ltoir_only, kernel_ltoir=kernel_ltoir)
-        ltoirs = {_digest(bytes(o.code)) for o in new._object_codes if getattr(o, "code_type", None) == "ltoir"}
-        if kernel_ltoir is not None and ltoirs & _PROVIDERS:
+        if kernel_ltoir is not None and any(
+            getattr(o, "code_type", None) == "ltoir" and _digest(bytes(o.code)) in _PROVIDERS
+            for o in new._object_codes
+        ):
             layout = layout_ltoir(new.arch)
             others = [o for o in new._object_codes if getattr(o, "code", None) is None or bytes(o.code) != layout]
             new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
