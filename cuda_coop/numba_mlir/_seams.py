@@ -371,13 +371,16 @@ def _install_link_layout() -> None:
         self: Any, lto: bool = True, ltoir_only: bool = False, kernel_ltoir: bytes | None = None
     ) -> Any:
         new = original(self, lto=lto, ltoir_only=ltoir_only, kernel_ltoir=kernel_ltoir)
-        if kernel_ltoir is not None and any(
-            getattr(o, "code_type", None) == "ltoir" and _digest(bytes(o.code)) in _PROVIDERS
-            for o in new._object_codes
-        ):
-            layout = layout_ltoir(new.arch)
-            others = [o for o in new._object_codes if getattr(o, "code", None) is None or bytes(o.code) != layout]
-            new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
+        if kernel_ltoir is None:
+            return new
+        codes = new._object_codes
+        digests = [_digest(bytes(o.code)) if getattr(o, "code_type", None) == "ltoir" else None for o in codes]
+        if not _PROVIDERS.intersection(digests):
+            return new
+        layout = layout_ltoir(new.arch)
+        previous = _digest(layout)  # a relinked link holds the layout module already
+        others = [o for o, d in zip(codes, digests, strict=True) if d != previous]
+        new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
         return new
 
     cls.recreate_with_lto = recreate_with_lto
