@@ -1,6 +1,6 @@
 """Measure the table behind ``algorithm="auto"`` (``cuda_coop/_specs/auto_table.json``).
 
-    python benchmarks/auto_table.py [--out DIR] [--workers N] [--quick] [--only block_load ...]
+    python benchmarks/auto_table.py [--out DIR] [--workers N] [--quick] [--only block_load ...] [--registers]
     python benchmarks/auto_table.py --provisional --out cuda_coop/_specs   # CUB's defaults, no GPU
 
 For every primitive whose spec has an ``"auto"`` algorithm parameter, every item size (1, 2, 4, 8 bytes:
@@ -12,8 +12,11 @@ first) of the correct algorithms is the table's choice; the raw medians, failure
 for shared memory) and wrong results are kept next to it.
 
 Kernels: load/store kernels move 2^--log2n items through global memory (a load's items are summed per
-thread, a store's are generated from their index); reduce and scan kernels generate their items in
-registers, so the figure is the block-wide algorithm's, not the memory's; the histogram loads uint samples
+thread, a store's are generated from their index). Reduce and scan kernels are ranked where they are used:
+after a load of the tile from global memory, and the scan stores its tile back (both transposing where the
+padded tile fits the 48 KiB of static shared memory a block may have, else the default algorithm; the suite's
+kernels are these). Ranked on items generated in registers instead, the kernel is compute-bound and the
+order can flip (``--registers`` keeps that variant for comparison). The histogram loads uint samples
 (uniform over 256 bins) and counts them into shared memory.
 
 Compiles dominate (1-3 s per kernel): --workers processes each compile and check their configurations in
@@ -62,6 +65,8 @@ class Config:
     threads: int
     items: int
     log2n: int = 26
+    registers: bool = False
+    """Reduce and scan: items generated in registers (compute-bound), not loaded from global memory."""
 
     @property
     def dtype(self) -> str:
@@ -94,11 +99,12 @@ def auto_params() -> dict[str, Any]:
 
 def candidates(prim: str) -> list[str]:
     """The algorithms auto may pick for ``prim`` (every member but ``Auto.never``)."""
-    _, tp = auto_params()[prim]
-    return [m.short_name for m in tp.enum if m not in tp.auto.never]
+    from cuda.coop._specs import _auto
+
+    return list(_auto.candidates(prim))
 
 
-def configs(grid: dict[str, tuple[int, ...]], only: list[str], log2n: int) -> list[Config]:
+def configs(grid: dict[str, tuple[int, ...]], only: list[str], log2n: int, registers: bool = False) -> list[Config]:
     out = []
     for prim in sorted(auto_params()):
         if only and prim not in only:
@@ -109,7 +115,7 @@ def configs(grid: dict[str, tuple[int, ...]], only: list[str], log2n: int) -> li
                 for i in grid["items"]:
                     if prim == "block_histogram" and (size == 8 or t < 64):
                         continue  # 64-bit samples: radix-sorting them is never the point of a 256-bin histogram
-                    out.append(Config(prim, size, t, i, log2n))
+                    out.append(Config(prim, size, t, i, log2n, registers and prim in ("block_reduce", "block_scan")))
     return out
 
 
@@ -141,11 +147,15 @@ def _setup(c: Config) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
         return [], [np.zeros(c.n, c.dtype)], _generated(c)
     g = _generated(c)
     acc_dt = np.float64 if g.dtype.kind == "f" else g.dtype
+    tiles = g.reshape(-1, c.tile)
     if c.prim == "block_reduce":
-        return [], [np.zeros(c.n // c.tile, c.dtype)], g.reshape(-1, c.tile).sum(axis=1, dtype=acc_dt).astype(g.dtype)
+        want = tiles.sum(axis=1, dtype=acc_dt).astype(g.dtype)
+        return ([] if c.registers else [g]), [np.zeros(c.n // c.tile, c.dtype)], want
     if c.prim == "block_scan":
-        scanned = np.cumsum(g.reshape(-1, c.tile), axis=1, dtype=acc_dt).astype(g.dtype).ravel()
-        return [], [np.zeros(c.n // c.items, c.dtype)], _thread_sums(c, scanned)
+        scanned = np.cumsum(tiles, axis=1, dtype=acc_dt).astype(g.dtype).ravel()
+        if c.registers:
+            return [], [np.zeros(c.n // c.items, c.dtype)], _thread_sums(c, scanned)
+        return [g], [np.zeros(c.n, c.dtype)], scanned
     if c.prim == "block_histogram":
         data = _values(c, c.n)
         return [data], [np.zeros(256, np.uint32)], np.bincount(data, minlength=256).astype(np.uint32)
@@ -196,8 +206,25 @@ def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
             items[i] = (first + i) % 7
         coop.warp.store(y, items, offset=base, algorithm=algorithm)
 
+    moving = "transpose" if c.tile * c.item_bytes * 33 // 32 <= 48 * 1024 else "auto"  # as the suite's kernels
+
     @cuda.jit
-    def block_reduce(partial):
+    def block_reduce(x, partial):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm=moving)
+        total = coop.block.sum(items, algorithm=algorithm)
+        if cuda.threadIdx.x == 0:
+            partial[cuda.blockIdx.x] = total
+
+    @cuda.jit
+    def block_scan(x, y):
+        items = cuda.local.array(n_items, dt)
+        coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm=moving)
+        coop.block.inclusive_sum(items, algorithm=algorithm)
+        coop.block.store(y, items, offset=cuda.blockIdx.x * tile, algorithm=moving)
+
+    @cuda.jit
+    def block_reduce_registers(partial):
         items = cuda.local.array(n_items, dt)
         first = cuda.blockIdx.x * tile + cuda.threadIdx.x * n_items
         for i in range(n_items):
@@ -207,7 +234,7 @@ def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
             partial[cuda.blockIdx.x] = total
 
     @cuda.jit
-    def block_scan(y):
+    def block_scan_registers(y):
         items = cuda.local.array(n_items, dt)
         first = cuda.blockIdx.x * tile + cuda.threadIdx.x * n_items
         for i in range(n_items):
@@ -231,9 +258,18 @@ def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
     kernels = {"block_load": block_load, "warp_load": warp_load, "block_store": block_store,
                "warp_store": warp_store, "block_reduce": block_reduce, "block_scan": block_scan,
                "block_histogram": block_histogram}
+    if c.registers:
+        kernels = {"block_reduce": block_reduce_registers, "block_scan": block_scan_registers}
     if c.prim not in kernels:
         raise ValueError(f"no benchmark kernel for {c.prim}; add one to benchmarks/auto_table.py")
     return kernels[c.prim]
+
+
+def _context(c: Config) -> str:
+    """What the timed kernel does around the primitive (recorded with every entry)."""
+    if c.prim in ("block_reduce", "block_scan"):
+        return "items generated in registers" if c.registers else "tile loaded from global memory"
+    return {"block_histogram": "samples loaded from global memory"}.get(c.prim, "global memory")
 
 
 def _grid(c: Config) -> int:
@@ -252,7 +288,8 @@ def _measure(job: tuple[Config, int, str]) -> dict[str, Any]:
     device.set_current()
     stream = device.create_stream()
     on_stream = cuda.external_stream(int(stream.handle))
-    row: dict[str, Any] = {**asdict(c), "dtype": c.dtype, "median_ms": {}, "failed": {}, "wrong": [], "compile_s": {}}
+    row: dict[str, Any] = {**asdict(c), "dtype": c.dtype, "kernel": _context(c), "median_ms": {}, "failed": {},
+                           "wrong": [], "compile_s": {}}
     ready: dict[str, Callable[[], None]] = {}
     inputs, outputs, want = _setup(c)
     d_args = [cuda.to_device(a) for a in (*inputs, *outputs)]
@@ -304,7 +341,7 @@ def _measure(job: tuple[Config, int, str]) -> dict[str, Any]:
 
 def _entry(row: dict[str, Any]) -> dict[str, Any]:
     ranking = sorted(row["median_ms"], key=row["median_ms"].__getitem__)
-    keep = ("item_bytes", "threads", "items", "dtype", "median_ms", "failed", "wrong", "compile_s")
+    keep = ("item_bytes", "threads", "items", "dtype", "kernel", "median_ms", "failed", "wrong", "compile_s")
     return {"ranking": ranking, **{k: row[k] for k in keep}}
 
 
@@ -366,6 +403,8 @@ def main() -> int:
     parser.add_argument("--merge", type=Path, default=HERE.parent / "cuda_coop/_specs/auto_table.json",
                         help="a table whose measurements of other architectures (and of primitives not run) are kept")
     parser.add_argument("--provisional", action="store_true", help="write CUB's defaults (no GPU); for sm_90")
+    parser.add_argument("--registers", action="store_true",
+                        help="reduce and scan on items generated in registers (a comparison, not the table's context)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     grid = QUICK if args.quick else GRID
@@ -382,7 +421,7 @@ def main() -> int:
     dev = Device()
     cc = tuple(dev.compute_capability)
     arch = f"sm_{cc[0]}{cc[1]}"
-    jobs = configs(grid, args.only, args.log2n)
+    jobs = configs(grid, args.only, args.log2n, args.registers)
     lock_path = str(Path(tempfile.gettempdir()) / f"cuda_coop_auto_table_{os.getpid()}.lock")
     start = time.perf_counter()
     print(f"{len(jobs)} configurations on {dev.name} ({arch}), {args.workers} workers", flush=True)

@@ -37,6 +37,7 @@ import numpy as np
 from numba_cuda_mlir import cuda
 
 import cuda.coop as coop
+from cuda.coop._specs import _auto
 
 HERE = Path(__file__).resolve().parent
 BATCH = 10
@@ -72,28 +73,28 @@ class Case:
 # --- cuda-coop kernels, one factory per family ---------------------------------------------------------
 
 
-def _reduce(c: Case) -> Callable:
+def _reduce(c: Case, algorithm: str = "auto") -> Callable:
     n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
 
     @cuda.jit
     def kernel(x, partial):
         items = cuda.local.array(n_items, dt)
         coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
-        total = coop.block.sum(items)
+        total = coop.block.sum(items, algorithm=algorithm)
         if cuda.threadIdx.x == 0:
             partial[cuda.blockIdx.x] = total
 
     return kernel
 
 
-def _scan(c: Case) -> Callable:
+def _scan(c: Case, algorithm: str = "auto") -> Callable:
     n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
 
     @cuda.jit
     def kernel(x, y):
         items = cuda.local.array(n_items, dt)
         coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
-        coop.block.inclusive_sum(items)
+        coop.block.inclusive_sum(items, algorithm=algorithm)
         coop.block.store(y, items, offset=cuda.blockIdx.x * tile, algorithm="transpose")
 
     return kernel
@@ -304,19 +305,25 @@ def _pairs_setup(c: Case, rng: np.random.Generator) -> Setup:
 
 @dataclass(frozen=True)
 class Family:
-    factory: Callable[[Case], Callable]
+    factory: Callable[..., Callable]
+    """``factory(case)``: the kernel as a user writes it; with ``auto``, ``factory(case, algorithm)`` too."""
     setup: Callable[[Case, np.random.Generator], Setup]
     twin: str
     """The twin's template call, formatted with ``t`` (C++ type), ``b`` (threads) and ``i`` (items)."""
     params: tuple[str, ...]
     """The twin's parameter types, formatted likewise."""
+    auto: str | None = None
+    """The auto table name of the call the kernel leaves to ``algorithm="auto"``: each algorithm auto may
+    pick is then timed too, as an explicit choice (``auto_vs_best``)."""
 
 
 _IN_OUT = ("const {t}*", "{t}*")
 _HIST = ("const unsigned char*", "unsigned*")
 FAMILIES: dict[str, Family] = {
-    "reduce": Family(_reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}>", _IN_OUT),
-    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}>", _IN_OUT),
+    "reduce": Family(
+        _reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}>", _IN_OUT, "block_reduce"
+    ),
+    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}>", _IN_OUT, "block_scan"),
     "exchange": Family(_exchange, _copy_setup, "twins::exchange<{t}, {b}, {i}>", _IN_OUT),
     "adjacent_difference": Family(
         _adjacent_difference, _difference_setup, "twins::adjacent_difference<{t}, {b}, {i}>", _IN_OUT
@@ -398,35 +405,39 @@ def _pointer(array) -> np.uint64:
     return np.uint64(array.__cuda_array_interface__["data"][0])
 
 
-def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator) -> dict[str, object]:
+def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, explicit: bool = True) -> dict[str, object]:
     from cuda.core import EventOptions, LaunchConfig, launch
 
     on_stream = cuda.external_stream(int(stream.handle))
-    inputs, outputs, check = FAMILIES[c.family].setup(c, rng)
+    family = FAMILIES[c.family]
+    inputs, outputs, check = family.setup(c, rng)
     d_in = [cuda.to_device(a) for a in inputs]
     d_out = [cuda.to_device(a) for a in outputs]
     args = [*d_in, *d_out]
-    kernel = FAMILIES[c.family].factory(c)
     twin_kernel = module.get_kernel(c.name)
     config = LaunchConfig(grid=c.tiles, block=c.threads)
+
+    def coop(kernel: Callable) -> Callable[[], None]:
+        return lambda: kernel[c.tiles, c.threads, on_stream](*args)
 
     def cub_launch() -> None:
         launch(stream, config, twin_kernel, *(_pointer(a) for a in args))
 
-    def coop_launch() -> None:
-        kernel[c.tiles, c.threads, on_stream](*args)
-
+    coop_launch = coop(family.factory(c))
+    launches = {"cub": cub_launch, "coop": coop_launch}
+    if explicit and family.auto:
+        launches |= {alg: coop(family.factory(c, alg)) for alg in _auto.candidates(family.auto)}
     start = time.perf_counter()
     coop_launch()
     stream.sync()
     compile_s = time.perf_counter() - start
-    checks = []
-    for launch_once in (cub_launch, coop_launch):
+    checks = {}
+    for name, launch_once in launches.items():
         for buf, host in zip(d_out, outputs, strict=True):
             buf.copy_to_device(host)
         launch_once()
         stream.sync()
-        checks.append(check([b.copy_to_host() for b in d_out]))
+        checks[name] = check([b.copy_to_host() for b in d_out])
     timing = EventOptions(timing_enabled=True)
 
     def sample(launch_once) -> float:
@@ -438,17 +449,23 @@ def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator) -> di
         return (end - begin) / BATCH
 
     for _ in range(3):
-        cub_launch()
-        coop_launch()
-    cub_ms: list[float] = []
-    coop_ms: list[float] = []
-    for rep in range(reps):
-        pair = ((cub_ms, cub_launch), (coop_ms, coop_launch))
-        for times, launch_once in pair if rep % 2 == 0 else pair[::-1]:
-            times.append(sample(launch_once))
-    cub, co = float(np.median(cub_ms)), float(np.median(coop_ms))
-    return {**asdict(c), "case": c.name, "n": c.n, "cub_ms": cub, "coop_ms": co, "ratio": co / cub,
-            "cub_ok": checks[0], "coop_ok": checks[1], "coop_first_launch_s": compile_s}
+        for launch_once in launches.values():
+            launch_once()
+    samples: dict[str, list[float]] = {name: [] for name in launches}
+    order = list(launches)
+    for rep in range(reps):  # interleaved, each kernel first in turn (two kernels: alternating)
+        for name in order[rep % len(order) :] + order[: rep % len(order)]:
+            samples[name].append(sample(launches[name]))
+    ms = {name: float(np.median(v)) for name, v in samples.items()}
+    row: dict[str, object] = {**asdict(c), "case": c.name, "n": c.n, "cub_ms": ms["cub"], "coop_ms": ms["coop"],
+                              "ratio": ms["coop"] / ms["cub"], "cub_ok": checks["cub"], "coop_ok": checks["coop"],
+                              "coop_first_launch_s": compile_s}
+    explicit_ms = {name: v for name, v in ms.items() if name not in ("cub", "coop")}
+    if explicit_ms:
+        best = min(explicit_ms, key=explicit_ms.__getitem__)
+        row |= {"explicit_ms": explicit_ms, "explicit_ok": {name: checks[name] for name in explicit_ms},
+                "best_explicit": best, "auto_vs_best": ms["coop"] / explicit_ms[best]}
+    return row
 
 
 def triton_sort_ms(c: Case, reps: int) -> float | None:
@@ -488,6 +505,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
     parser.add_argument("--only", nargs="*", default=[], help="run the cases whose name contains one of these")
     parser.add_argument("--quick", action="store_true", help="a smaller matrix (no 1024-thread blocks)")
+    parser.add_argument("--no-explicit", action="store_true",
+                        help="do not time the algorithms auto may pick next to auto (no auto_vs_best)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     selected = [c for c in cases(args.quick) if not args.only or any(s in c.name for s in args.only)]
@@ -500,14 +519,17 @@ def main() -> int:
     module = ObjectCode.from_cubin(build_twins(selected, args.out).read_bytes())
     rng = np.random.default_rng(2026)
     rows = []
-    print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok")
+    print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok  (auto / best explicit)")
     for c in selected:
-        row = run_case(c, module, stream, args.reps, rng)
+        row = run_case(c, module, stream, args.reps, rng, explicit=not args.no_explicit)
         if c.family == "radix_sort":
             row["triton_tl_sort_ms"] = triton_sort_ms(c, args.reps)
         rows.append(row)
-        ok = "ok" if row["cub_ok"] and row["coop_ok"] else f"WRONG (cub {row['cub_ok']}, coop {row['coop_ok']})"
+        wrong = [name for name, ok in _checks(row).items() if not ok]
+        ok = f"WRONG: {', '.join(wrong)}" if wrong else "ok"
         extra = f"  triton tl.sort {row['triton_tl_sort_ms']:.4f} ms" if row.get("triton_tl_sort_ms") else ""
+        if "auto_vs_best" in row:
+            extra += f"  auto/{row['best_explicit']} {row['auto_vs_best']:.3f}"
         print(f"{c.name:<34}{c.n:>11}{row['cub_ms']:>10.4f}{row['coop_ms']:>10.4f}{row['ratio']:>8.3f}  {ok}{extra}",
               flush=True)
     dev = cuda.get_current_device()
@@ -516,13 +538,25 @@ def main() -> int:
     summary = {"median": float(np.median(ratios)), "max": float(np.max(ratios)),
                "above_1.02": int(sum(r > 1.02 for r in ratios))}
     print(f"ratios: median {summary['median']:.3f}, max {summary['max']:.3f}, {summary['above_1.02']} above 1.02")
+    if autos := [r["auto_vs_best"] for r in rows if "auto_vs_best" in r]:
+        summary |= {"auto_cases": len(autos), "auto_vs_best_max": float(np.max(autos)),
+                    "auto_above_1.02": int(sum(a > 1.02 for a in autos))}
+        print(f"auto / best explicit algorithm over {len(autos)} cases: max {summary['auto_vs_best_max']:.3f}, "
+              f"{summary['auto_above_1.02']} above 1.02")
     result = {
         "device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cuda_coop": coop.__version__, "cccl": coop.header_bundle().provenance.cccl_version,
         "python": platform.python_version(), "batch": BATCH, "reps": args.reps, "summary": summary, "rows": rows,
     }
     (args.out / "suite.json").write_text(json.dumps(result, indent=2))
-    return 0 if all(r["cub_ok"] and r["coop_ok"] for r in rows) else 1
+    return 0 if all(all(_checks(r).values()) for r in rows) else 1
+
+
+def _checks(row: dict[str, object]) -> dict[str, bool]:
+    """Every kernel's result check of a row: the twin's, cuda-coop's, and each explicit algorithm's."""
+    explicit = row.get("explicit_ok") or {}
+    assert isinstance(explicit, dict)
+    return {"cub": bool(row["cub_ok"]), "coop": bool(row["coop_ok"]), **{k: bool(v) for k, v in explicit.items()}}
 
 
 if __name__ == "__main__":

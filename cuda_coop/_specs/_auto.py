@@ -41,7 +41,7 @@ from ..errors import SpecError
 from ._model import ArgKind, Binding, CubEnum, TemplateParam
 from ._operators import KnownOp, UserOp
 
-__all__ = ["MAX_STAGED_BYTES", "TABLE_PATH", "AutoTable", "Entry", "load_table", "parse_table", "resolve"]
+__all__ = ["MAX_STAGED_BYTES", "TABLE_PATH", "AutoTable", "Entry", "candidates", "load_table", "parse_table", "resolve"]
 
 TABLE_PATH = Path(__file__).with_name("auto_table.json")
 SCHEMA = 1
@@ -124,6 +124,18 @@ def parse_table(data: Mapping[str, Any], where: str = "auto table") -> AutoTable
 def load_table(path: Path = TABLE_PATH) -> AutoTable:
     """The committed table (read once per process)."""
     return parse_table(json.loads(path.read_text()), str(path))
+
+
+def candidates(table: str) -> tuple[str, ...]:
+    """The algorithms auto may pick for the primitive keyed ``table`` in the table (every member but
+    ``Auto.never``, in CUB's order): what ``benchmarks/auto_table.py`` ranks and the suite times explicitly."""
+    from ._registry import all_primitives
+
+    for spec in all_primitives():
+        for tp in spec.tparams:
+            if tp.auto is not None and tp.auto.table == table and tp.enum is not None:
+                return tuple(m.short_name for m in tp.enum if m not in tp.auto.never)
+    raise KeyError(f"no primitive has an auto table entry named {table!r}")
 
 
 def _commutative(b: Binding) -> bool:

@@ -347,7 +347,8 @@ def _bench() -> Any:
 
 def test_benchmark_writes_a_table_bind_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     bench = _bench()
-    row = {"item_bytes": 4, "threads": 256, "items": 4, "dtype": "float32", "failed": {}, "wrong": [], "compile_s": {}}
+    row = {"item_bytes": 4, "threads": 256, "items": 4, "dtype": "float32", "kernel": "global memory", "failed": {},
+           "wrong": [], "compile_s": {}}
     rows = [
         {**row, "prim": "block_load", "median_ms": {"direct": 0.545, "transpose": 0.237, "vectorize": 0.239}},
         {**row, "prim": "block_load", "item_bytes": 8, "median_ms": {}, "failed": {"transpose": "CompileError"}},
