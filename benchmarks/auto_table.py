@@ -359,15 +359,18 @@ def build_table(existing: dict[str, Any] | None, arch: str, rows: list[dict[str,
     if table.get("provisional"):
         table["archs"] = {}  # nothing in a provisional table is a measurement worth keeping
     measured = table["archs"].setdefault(arch, {})
-    unmeasured = [r for r in table.get("unmeasured", []) if r.get("arch") != arch]
-    for prim in sorted({r["prim"] for r in rows}):
+    prims = sorted({r["prim"] for r in rows})
+    unmeasured = [r for r in table.get("unmeasured", []) if r.get("arch") != arch or r.get("prim") not in prims]
+    runs = dict(table.get("runs", {}))  # which run measured each (arch, primitive): a merged table holds several
+    runs |= {f"{arch}/{prim}": {k: meta.get(k) for k in ("date", "device", "command")} for prim in prims}
+    for prim in prims:
         entries = sorted((_entry(r) for r in rows if r["prim"] == prim),
                          key=lambda e: (e["item_bytes"], e["threads"], e["items"]))
         measured[prim] = [e for e in entries if e["ranking"]]
         unmeasured += [{"arch": arch, "prim": prim, **e} for e in entries if not e["ranking"]]
         if not measured[prim]:
             del measured[prim]
-    table.update({"schema": 1, "provisional": False, **meta, "unmeasured": unmeasured})
+    table.update({"schema": 1, "provisional": False, **meta, "unmeasured": unmeasured, "runs": runs})
     return table
 
 

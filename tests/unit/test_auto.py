@@ -362,6 +362,37 @@ def test_benchmark_writes_a_table_bind_reads(monkeypatch: pytest.MonkeyPatch) ->
     assert bind(_load(dtype="float64"), (256,)).values["algorithm"] is BlockLoadAlgorithm.BLOCK_LOAD_DIRECT
 
 
+def test_a_merged_table_says_which_run_measured_each_primitive() -> None:
+    bench = _bench()
+    row = {"item_bytes": 4, "threads": 256, "items": 4, "dtype": "float32", "kernel": "tile loaded from global memory",
+           "failed": {}, "wrong": [], "compile_s": {}}
+    first = bench.build_table(None, "sm_90", [
+        {**row, "prim": "block_load", "median_ms": {"direct": 0.5}},
+        {**row, "prim": "block_store", "median_ms": {}, "failed": {"direct": "CompileError"}},
+    ], {"date": "d1", "device": "X", "command": "all"})
+    second = bench.build_table(first, "sm_90", [{**row, "prim": "block_reduce", "median_ms": {"raking": 0.1}}],
+                               {"date": "d2", "device": "X", "command": "--only block_reduce"})
+    assert second["runs"] == {
+        "sm_90/block_load": {"date": "d1", "device": "X", "command": "all"},
+        "sm_90/block_store": {"date": "d1", "device": "X", "command": "all"},
+        "sm_90/block_reduce": {"date": "d2", "device": "X", "command": "--only block_reduce"},
+    }
+    assert [u["prim"] for u in second["unmeasured"]] == ["block_store"]  # a run of other primitives keeps it
+    assert second["archs"]["sm_90"]["block_load"] == first["archs"]["sm_90"]["block_load"]
+
+
+def test_committed_reduce_and_scan_rankings_come_from_loaded_tiles() -> None:
+    """The table ranks block reduce and scan in the kernels they are used in: after a load from global memory
+    (on items generated in registers the kernel is compute-bound and the ranking can differ)."""
+    data = json.loads(_auto.TABLE_PATH.read_text())
+    if data["provisional"]:
+        pytest.skip("the committed table is provisional: nothing is measured")
+    for arch, prims in data["archs"].items():
+        for prim in ("block_reduce", "block_scan"):
+            kinds = {e.get("kernel") for e in prims.get(prim, [])}
+            assert kinds <= {"tile loaded from global memory"}, (arch, prim, kinds)
+
+
 def test_benchmark_grid_covers_every_auto_primitive() -> None:
     bench = _bench()
     assert {c.prim for c in bench.configs(bench.GRID, [], 26)} == set(AUTO_SPECS)
