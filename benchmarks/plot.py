@@ -56,13 +56,16 @@ def svg(result: dict[str, Any]) -> str:
 
 
 def table(result: dict[str, Any]) -> str:
-    """CSV: case, n, CUB ms, cuda-coop ms, ratio, both results checked."""
+    """CSV: case, n, CUB ms, cuda-coop ms, ratio, every result checked, and where the call was left to
+    ``algorithm="auto"``, its time over the fastest algorithm auto may pick, chosen explicitly."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked"])
+    writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked", "auto / best explicit"])
     for r in result["rows"]:
-        checked = "ok" if r["cub_ok"] and r["coop_ok"] else "WRONG"
-        writer.writerow([r["case"], r["n"], f"{r['cub_ms']:.4f}", f"{r['coop_ms']:.4f}", f"{r['ratio']:.3f}", checked])
+        ok = r["cub_ok"] and r["coop_ok"] and all(r.get("explicit_ok", {}).values())
+        auto = f"{r['auto_vs_best']:.3f} ({r['best_explicit']})" if "auto_vs_best" in r else ""
+        times = [f"{r['cub_ms']:.4f}", f"{r['coop_ms']:.4f}", f"{r['ratio']:.3f}"]
+        writer.writerow([r["case"], r["n"], *times, "ok" if ok else "WRONG", auto])
     return buf.getvalue()
 
 

@@ -1,16 +1,19 @@
 """The benchmark suite: every primitive family against its CUB C++ twin, over dtypes x blocks x items.
 
-    python benchmarks/suite.py [--reps 30] [--out DIR] [--only SUBSTRING ...] [--quick]
+    python benchmarks/suite.py [--reps 30] [--out DIR] [--only SUBSTRING ...] [--quick] [--no-explicit]
 
 For each case (family, dtype, threads per block, items per thread, n items) it builds the cuda-coop
 kernel (a kernel factory below) and its twin (a template in suite_twins.cuh instantiated in an
 ``extern "C"`` kernel with ``__launch_bounds__(threads)``, as cuda-coop gives its kernels; one nvcc
--cubin against the CCCL that cuda-coop bundles). Both run on the same data, alternating on one stream;
+-cubin against the CCCL that cuda-coop bundles). Both run on the same data, interleaved on one stream;
 each sample is the mean of BATCH back-to-back launches between events, the figure the median of
 --reps samples. Before timing, both results are checked against NumPy over EVERY tile. Where a
 cuda-coop call leaves ``algorithm`` to its default (``"auto"``: block reduce and scan here), the twin
 uses CUB's default: the ratio is what a user gets from the obvious call against what CUB gives by
-default.
+default. In those cases every algorithm auto may pick is built as an explicit choice too, checked,
+and timed interleaved with the other two: ``auto_vs_best`` is auto's time over the fastest of them
+(target: <= 1.02). With ``--reps 20`` the whole suite took 550 s on an H200 (``--no-explicit`` skips
+these kernels).
 
 Writes ``suite.json`` (machine, date, versions, one row per case) to --out and prints the table;
 ``benchmarks/plot.py`` draws the plot from the JSON. Triton's ``tl.sort`` of the same tiles is recorded
