@@ -11,7 +11,7 @@ Entry format (all integers little-endian)::
     | SHA-256(payload) | payload (LTO-IR)
 
 A read checks the magic, the format, that the key inside is the key asked for, the length and the
-checksum, then the caller's ``validate`` (the provider checks that the payload is LTO-IR); any failure
+checksum, then the caller's ``validate`` (the provider links the LTO-IR with nvJitLink); any failure
 is a miss, and the entry is removed so the recompiled provider replaces it. The removal is guarded:
 the file is first renamed aside, and if it is not the very file that was read (another process
 replaced it meanwhile) it is linked back, so a fresh entry is never deleted.

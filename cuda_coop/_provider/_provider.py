@@ -5,7 +5,7 @@ What the DSL integration calls::
     provider = Provider(requests, block_dim=(256, 1, 1), arch="sm_90", attempt=attempt)
     provider.symbols      # one WrapperSignature per request: extern "C" symbol + C signature
     provider.externs      # user operators/callbacks the DSL must supply as LTO-IR
-    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache (checked to be LTO-IR), or one NVRTC call
+    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache (checked to link), or one NVRTC call
 
 Construction validates the requests (``ValueError`` naming the primitive and parameter) and needs
 no toolkit. The toolchain is resolved, the source rendered and the key computed on first use of
@@ -26,7 +26,7 @@ from ._abi import ExternFunction, Plan, WrapperSignature, plan
 from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
 from ._key import ProviderKey, compile_options, normalize_arch, provider_key
-from ._ltoir_check import ltoir_problem
+from ._link_check import link_problem
 from ._nvrtc import Compiler, default_compiler
 from ._render import preamble, render
 from ._toolchain import Toolchain, resolve_toolchain
@@ -157,7 +157,7 @@ class Provider:
             start = time.perf_counter()
             cache = self._cache if self._cache is not None else default_cache()
             digest = self.key.digest
-            data = cache.get(digest, ltoir_problem)  # bytes from disk must be LTO-IR: else a miss
+            data = cache.get(digest, self._link_problem)  # bytes from disk must link: else a miss
             if data is not None:
                 dump_source(self.source, self.backend, digest)
                 self.origin = "cache"
@@ -170,6 +170,9 @@ class Provider:
                 _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], time.perf_counter() - start)
             self._ltoir = data
             return data
+
+    def _link_problem(self, data: bytes) -> str | None:
+        return link_problem(data, self.arch)
 
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cuda.coop._provider import Toolchain
-from cuda.coop._provider._ltoir_check import LTOIR_MAGIC
 from cuda.coop._provider._nvrtc import CompileResult
 
-__all__ = ["FAKE_LTOIR", "OK", "TOOLCHAIN", "FakeBackend", "FakeCompiler", "FakeNvrtc"]
+__all__ = ["OK", "TOOLCHAIN", "FakeBackend", "FakeCompiler", "FakeNvrtc"]
 
 OK = object()
 """The success code FakeNvrtc returns."""
@@ -33,12 +32,8 @@ TOOLCHAIN = Toolchain(
 )
 
 
-FAKE_LTOIR = LTOIR_MAGIC + b"LTOIR:"
-"""How :class:`FakeCompiler`'s output starts: LTO-IR's magic number (the disk cache checks it), then a tag."""
-
-
 class FakeCompiler:
-    """Counts calls; returns fixed bytes (:data:`FAKE_LTOIR` and the source's tail), or fails with a log."""
+    """Counts calls; returns fixed bytes, or fails with a log."""
 
     def __init__(self, *, fail: bool = False) -> None:
         self.calls = 0
@@ -50,7 +45,7 @@ class FakeCompiler:
         self.seen.append((name, tuple(options), preamble))
         if self.fail:
             return CompileResult(ltoir=None, log='p.cu(12): error: identifier "x" is undefined')
-        return CompileResult(ltoir=FAKE_LTOIR + source[-40:].encode(), log="")
+        return CompileResult(ltoir=b"LTOIR:" + source[-40:].encode(), log="")
 
 
 

@@ -13,10 +13,9 @@ import pytest
 from cuda.coop._provider import DiskCache, LayeredCache, MemoryCache, Provider, _cache, _cache_cli
 from cuda.coop._provider._cache import decode_entry, encode_entry
 from cuda.coop._provider._dump import dump_name
-from cuda.coop._provider._ltoir_check import LTOIR_MAGIC, ltoir_problem
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError
-from tests.helpers.fakes import FAKE_LTOIR, TOOLCHAIN, FakeCompiler
+from tests.helpers.fakes import TOOLCHAIN, FakeCompiler
 
 KEY = "ab" + "0" * 62
 OTHER = "cd" + "1" * 62
@@ -82,7 +81,7 @@ def test_corrupt_entries_are_removed_then_replaced(tmp_path: Path, corrupt: str)
     path = tmp_path / p.key.digest[:2] / f"{p.key.digest}.ltoir"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"garbage")
-    assert p.ltoir().startswith(FAKE_LTOIR) and compiler.calls == 1 and p.origin == "nvrtc"
+    assert p.ltoir().startswith(b"LTOIR:") and compiler.calls == 1 and p.origin == "nvrtc"
     assert decode_entry(p.key.digest, path.read_bytes()) == p.ltoir()
 
 
@@ -361,22 +360,29 @@ def test_cache_cli_shows_and_clears(
     assert DiskCache(tmp_path).stats().entries == 0
 
 
-def test_a_cached_entry_that_is_not_ltoir_is_evicted_and_recompiled_once(tmp_path: Path) -> None:
+def test_a_cached_entry_that_does_not_link_is_evicted_and_recompiled_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cuda.coop._provider import _provider as provider_module
+
+    checked: list[bytes] = []
+
+    def link_problem(data: bytes, arch: str) -> str | None:
+        checked.append(data)
+        assert arch == "sm_90"
+        return "nvJitLink: ERROR_NVVM_COMPILE: parse Malformed block" if data == b"forged" else None
+
+    monkeypatch.setattr(provider_module, "link_problem", link_problem)
     disk = DiskCache(tmp_path)
     compiler = FakeCompiler()
     p = _provider(compiler, LayeredCache(MemoryCache(), disk))
-    disk.put(p.key.digest, b"forged")  # a well-formed entry (key, length, checksum) whose payload is not LTO-IR
+    disk.put(p.key.digest, b"forged")  # a well-formed entry whose payload does not link
     data = p.ltoir()
-    assert compiler.calls == 1 and p.origin == "nvrtc" and data.startswith(FAKE_LTOIR)
-    assert disk.get(p.key.digest) == data  # the recompiled provider replaced the entry
+    assert compiler.calls == 1 and p.origin == "nvrtc" and data.startswith(b"LTOIR:")
+    assert checked == [b"forged"]
     again = _provider(compiler, LayeredCache(MemoryCache(), disk))  # a later process: the new entry is used
     assert again.ltoir() == data and again.origin == "cache" and compiler.calls == 1
-
-
-def test_the_ltoir_check_reads_the_container_magic() -> None:
-    assert ltoir_problem(LTOIR_MAGIC + bytes(8)) is None
-    assert ltoir_problem(b"forged") == "not LTO-IR: starts with 666f7267, where LTO-IR starts with ed434e7f"
-    assert ltoir_problem(b"") == "not LTO-IR: starts with nothing, where LTO-IR starts with ed434e7f"
+    assert checked == [b"forged", data]
 
 
 def test_diagnostics_name_the_entry_directory_and_an_unwritable_one(tmp_path: Path) -> None:
