@@ -34,7 +34,24 @@ def test_plot_and_table_are_drawn_from_the_committed_json() -> None:
 def test_every_result_was_checked_and_names_its_machine() -> None:
     result = json.loads(RESULTS.read_text())
     assert result["device"] and result["date"] and result["rows"]
-    assert all(r["cub_ok"] and r["coop_ok"] for r in result["rows"])
+    assert all(r["cub_ok"] and r["coop_ok"] and all(r.get("explicit_ok", {}).values()) for r in result["rows"])
+
+
+def test_auto_was_timed_against_every_algorithm_it_may_pick() -> None:
+    """Where a case leaves ``algorithm`` to auto, each algorithm auto may pick was timed as an explicit choice."""
+    pytest.importorskip("numba_cuda_mlir")
+    suite = _module("suite")
+    from cuda.coop._specs import _auto
+
+    rows = {r["case"]: r for r in json.loads(RESULTS.read_text())["rows"]}
+    for c in suite.cases():
+        table = suite.FAMILIES[c.family].auto
+        if table is None or c.name not in rows:
+            continue
+        row = rows[c.name]
+        assert set(row["explicit_ms"]) == set(_auto.candidates(table)), c.name
+        best = min(row["explicit_ms"].values())
+        assert row["auto_vs_best"] == pytest.approx(row["coop_ms"] / best), c.name
 
 
 def test_the_json_covers_every_suite_case() -> None:
