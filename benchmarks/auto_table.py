@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from cuda.coop._specs import _auto
+
 HERE = Path(__file__).resolve().parent
 BATCH = 10
 SIGNED = {1: "int8", 2: "int16", 4: "float32", 8: "float64"}
@@ -87,20 +89,11 @@ class Config:
 
 def auto_params() -> dict[str, Any]:
     """The table name -> (spec, algorithm TemplateParam) of every spec with an auto parameter."""
-    from cuda.coop._specs import all_primitives
-
-    out = {}
-    for spec in all_primitives():
-        for tp in spec.tparams:
-            if tp.auto is not None:
-                out[tp.auto.table] = (spec, tp)
-    return out
+    return _auto.auto_parameters()
 
 
 def candidates(prim: str) -> list[str]:
     """The algorithms auto may pick for ``prim`` (every member but ``Auto.never``)."""
-    from cuda.coop._specs import _auto
-
     return list(_auto.candidates(prim))
 
 
@@ -206,7 +199,8 @@ def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
             items[i] = (first + i) % 7
         coop.warp.store(y, items, offset=base, algorithm=algorithm)
 
-    moving = "transpose" if c.tile * c.item_bytes * 33 // 32 <= 48 * 1024 else "auto"  # as the suite's kernels
+    fits = _auto.padded_tile_bytes(c.tile, c.item_bytes) <= 48 * 1024
+    moving = "transpose" if fits else "auto"  # as the suite's kernels
 
     @cuda.jit
     def block_reduce(x, partial):
@@ -269,7 +263,7 @@ def _context(c: Config) -> str:
     """What the timed kernel does around the primitive (recorded with every entry)."""
     if c.prim in ("block_reduce", "block_scan"):
         return "items generated in registers" if c.registers else "tile loaded from global memory"
-    return {"block_histogram": "samples loaded from global memory"}.get(c.prim, "global memory")
+    return "samples loaded from global memory" if c.prim == "block_histogram" else "global memory"
 
 
 def _grid(c: Config) -> int:

@@ -373,7 +373,7 @@ def cases(quick: bool = False) -> list[Case]:
         for d in dtypes
         for b in blocks
         for i in items
-        if b * i * np.dtype(d).itemsize * 33 // 32 <= 48 * 1024  # the transposing load's padded tile fits
+        if _auto.padded_tile_bytes(b * i, np.dtype(d).itemsize) <= 48 * 1024  # the transposing load's tile fits
     ]
     out += [Case("exchange", d, 256, 16) for d in ("int32", "float64")]
     out += [Case("adjacent_difference", "int32", 256, 16), Case("discontinuity", "int32", 256, 16)]

@@ -41,7 +41,18 @@ from ..errors import SpecError
 from ._model import ArgKind, Binding, CubEnum, TemplateParam
 from ._operators import KnownOp, UserOp
 
-__all__ = ["MAX_STAGED_BYTES", "TABLE_PATH", "AutoTable", "Entry", "candidates", "load_table", "parse_table", "resolve"]
+__all__ = [
+    "MAX_STAGED_BYTES",
+    "TABLE_PATH",
+    "AutoTable",
+    "Entry",
+    "auto_parameters",
+    "candidates",
+    "load_table",
+    "padded_tile_bytes",
+    "parse_table",
+    "resolve",
+]
 
 TABLE_PATH = Path(__file__).with_name("auto_table.json")
 SCHEMA = 1
@@ -126,16 +137,27 @@ def load_table(path: Path = TABLE_PATH) -> AutoTable:
     return parse_table(json.loads(path.read_text()), str(path))
 
 
+def auto_parameters() -> dict[str, tuple[Any, TemplateParam]]:
+    """Table name -> (spec, its ENUM parameter with an ``Auto``) of every primitive auto chooses for."""
+    from ._registry import all_primitives
+
+    return {tp.auto.table: (spec, tp) for spec in all_primitives() for tp in spec.tparams if tp.auto is not None}
+
+
 def candidates(table: str) -> tuple[str, ...]:
     """The algorithms auto may pick for the primitive keyed ``table`` in the table (every member but
     ``Auto.never``, in CUB's order): what ``benchmarks/auto_table.py`` ranks and the suite times explicitly."""
-    from ._registry import all_primitives
+    found = auto_parameters().get(table)
+    if found is None or found[1].enum is None:
+        raise KeyError(f"no primitive has an auto table entry named {table!r}")
+    tp = found[1]
+    assert tp.enum is not None and tp.auto is not None
+    return tuple(m.short_name for m in tp.enum if m not in tp.auto.never)
 
-    for spec in all_primitives():
-        for tp in spec.tparams:
-            if tp.auto is not None and tp.auto.table == table and tp.enum is not None:
-                return tuple(m.short_name for m in tp.enum if m not in tp.auto.never)
-    raise KeyError(f"no primitive has an auto table entry named {table!r}")
+
+def padded_tile_bytes(tile: int, item_bytes: int) -> int:
+    """Shared memory of a tile staged with CUB's padding (one item per 32): what transposing algorithms take."""
+    return (tile + tile // 32) * item_bytes
 
 
 def _commutative(b: Binding) -> bool:
@@ -155,7 +177,7 @@ def _commutative(b: Binding) -> bool:
 def _fits(b: Binding) -> bool:
     item = b.values.get("dtype")
     tile = b.block_threads * int(b.values.get("items_per_thread", 1))
-    return (tile + tile // 32) * int(getattr(item, "size", 0)) <= MAX_STAGED_BYTES
+    return padded_tile_bytes(tile, int(getattr(item, "size", 0))) <= MAX_STAGED_BYTES
 
 
 def allowed(b: Binding, tp: TemplateParam, member: CubEnum) -> bool:
