@@ -553,6 +553,7 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     sig = provider.signature(site_id)
     typed: TypedCall = kernel.typed[site_id]
     runtime = args[1:]
+    offsets = {pointer: cs.runtime.index(offset) for offset, pointer in cs.primitive.offsets if offset in cs.runtime}
     params: list[tuple[Any, Any, int | None]] = []
     for cparam in sig.params:
         if _is_result(cparam):  # the call's result (with others: a tuple, in the wrapper's order)
@@ -563,15 +564,13 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
         if _by_slot(cparam):
             params.append((runtime[index], _slot_type(cparam.value_type.name), cparam.value_type.align))
+        elif cparam.name in offsets:  # src[offset:] as a pointer
+            arg = _seams.Advanced(runtime[index], runtime[offsets[cparam.name]])
+            params.append((arg, _numba_type(cparam, typed.argtys[index]), None))
         else:
             params.append((runtime[index], _numba_type(cparam, typed.argtys[index]), None))
     returns = _numba(sig.returns.name) if sig.returns is not None else types.none
-    if all(align is None for _, _, align in params):
-        c_sig = returns(*(ty for _, ty, _ in params))
-        args_ = [var for var, _, _ in params]
-        _seams.lower_extern_call(lower, target, sig.symbol, signature=c_sig, link=provider.link_items, args=args_)
-        return
-    _seams.lower_extern_call_slots(lower, target, sig.symbol, params=params, returns=returns, link=provider.link_items)
+    _seams.lower_extern_call(lower, target, sig.symbol, params=params, returns=returns, link=provider.link_items)
 
 
 def _kernel_provider(lower: Any, kernel: KernelPlan) -> Any:

@@ -121,21 +121,6 @@ def _local_array_extent(func_ir: Any, var: Any, where: str, name: str, param: st
     return int(shape)
 
 
-def _offset_view(stmt: Any, array_var: Any, offset_var: Any, new: list[Any]) -> Any:
-    """Emit ``view = array[offset:]`` before ``stmt``; the wrapper then gets the view's data pointer."""
-    scope, loc = stmt.target.scope, stmt.loc
-
-    def assign(value: Any, tag: str) -> Any:
-        var = ir.Var(scope, _seams.mk_unique_var(f"$coop_{tag}"), loc)
-        new.append(ir.Assign(value, var, loc))
-        return var
-
-    slice_fn = assign(ir.Global("slice", slice, loc), "slice_fn")
-    none = assign(ir.Const(None, loc), "none")
-    index = assign(ir.Expr.call(slice_fn, [offset_var, none], (), loc), "slice")
-    return assign(ir.Expr.getitem(array_var, index, loc), "view")
-
-
 def _split_arguments(
     func_ir: Any, prim: Primitive, bound: Any, where: str
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -175,7 +160,7 @@ def _static_value(func_ir: Any, prim: Primitive, param: Any, bound: Any, where: 
 
 
 def _plan_site(
-    func_ir: Any, stmt: Any, prim: Primitive, block: tuple[int, int, int], new: list[Any]
+    func_ir: Any, stmt: Any, prim: Primitive, block: tuple[int, int, int]
 ) -> tuple[CallSite, list[Any], list[Any]]:
     call = stmt.value
     where = f"{stmt.loc.filename}:{stmt.loc.line}"
@@ -190,10 +175,6 @@ def _plan_site(
             if origin.extent == -1:
                 origin = ArrayOrigin(_local_array_extent(func_ir, runtime[name], where, prim.name, name))
             origins[name] = origin
-    for offset, pointer in prim.offsets:
-        if offset in runtime:
-            # The offset stays an argument of the call too, so typing checks that it is an integer.
-            runtime[pointer] = _offset_view(stmt, runtime[pointer], runtime[offset], new)
     site = CallSite(
         primitive=prim, block=block, static=static, origins=origins, constants=constants,
         runtime=tuple(runtime), where=where,
@@ -255,8 +236,7 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
         entry_calls = _entry_block_scope_calls(func_ir, found)
         static_vars: list[Any] = []
         for block, stmt, prim in found:
-            new: list[Any] = []
-            call_site, runtime_vars, site_static = _plan_site(func_ir, stmt, prim, block_dims, new)  # type: ignore[arg-type]
+            call_site, runtime_vars, site_static = _plan_site(func_ir, stmt, prim, block_dims)  # type: ignore[arg-type]
             static_vars += site_static
             site_id = kernel.add(call_site)
             if any(stmt is call for call in entry_calls):
@@ -264,7 +244,7 @@ class CoopPlanner(_seams.WholeFunctionPlanner):  # type: ignore[misc]
             scope, loc = stmt.target.scope, stmt.loc
             fn_var = ir.Var(scope, _seams.mk_unique_var("$coop_fn"), loc)
             id_var = ir.Var(scope, _seams.mk_unique_var("$coop_site"), loc)
-            new += [
+            new = [
                 ir.Assign(ir.Global(coop_call._name, coop_call, loc), fn_var, loc),
                 ir.Assign(ir.Const(site_id, loc), id_var, loc),
             ]

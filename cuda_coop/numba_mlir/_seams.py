@@ -7,6 +7,8 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
 - ``cudadrv.linkable_code.LTOIR``: the link plan compiles the kernel itself to LTO-IR only when
   a link item's class is *named* ``LTOIR``; our per-kernel provider subclasses it and produces
   its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
+- ``lowering_utilities.memref_data_pointer`` / ``llvm_ptr_add_bytes`` and ``lower_cast``: a tile's
+  ``src[offset]`` is passed as the array's data pointer advanced by ``offset`` items (:class:`Advanced`).
 - ``tools.get_gpu_compute_capability``: wrapped to answer a per-thread assumed compute capability.
 - ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
 - ``_whole_function_planners._planner_registry``: registering any planner sends *every* launch
@@ -27,6 +29,7 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -60,6 +63,7 @@ if not _backend.supports(VERSION):
 __all__ = [
     "LTOIR",
     "VERSION",
+    "Advanced",
     "WholeFunctionPlanner",
     "compile_device_ltoir",
     "compile_for_launch",
@@ -68,7 +72,6 @@ __all__ = [
     "layout_ltoir",
     "link_with_short_shared_pointers",
     "lower_extern_call",
-    "lower_extern_call_slots",
     "mk_unique_var",
     "register_isolated_planner",
     "require_launch_config",
@@ -108,15 +111,30 @@ def target_chip(lower: Any) -> str:
     return str(lower.metadata["gpu_target"]["chip"])
 
 
+@dataclasses.dataclass(frozen=True)
+class Advanced:
+    """``&array[offset]`` of a 1-D C-contiguous array variable and an integer variable, as a C parameter."""
+
+    array: Any
+    offset: Any
+
+
+def _advanced_pointer(lower: Any, arg: Advanced) -> Any:
+    """The data pointer of ``arg.array`` advanced by ``arg.offset`` items, with the unit stride its C layout
+    promises (a slice view would multiply by the memref's runtime stride: more SASS on every call)."""
+    from numba_cuda_mlir._mlir import ir as _mir
+    from numba_cuda_mlir._mlir.dialects import arith as _arith
+    from numba_cuda_mlir._mlir.extras import types as _t
+    from numba_cuda_mlir.lowering_utilities import get_type_size_bytes, llvm_ptr_add_bytes, memref_data_pointer
+
+    array, array_ty = lower.load_var(arg.array), lower.get_numba_type(arg.array.name)
+    assert isinstance(array_ty, types.Array) and array_ty.ndim == 1 and array_ty.layout == "C", array_ty
+    item_bytes = _arith.constant(_t.i64(), get_type_size_bytes(_mir.MemRefType(array.type).element_type))
+    offset = lower.lower_cast(lower.get_numba_type(arg.offset.name), types.int64, lower.load_var(arg.offset))
+    return llvm_ptr_add_bytes(memref_data_pointer(array), _arith.muli(offset, item_bytes))
+
+
 def lower_extern_call(
-    lower: Any, target: Any, symbol: str, *, signature: Any, link: Sequence[Any], args: Sequence[Any]
-) -> None:
-    """Emit ``target = symbol(*args)`` with the C ABI; arrays are passed as data pointers."""
-    ext = _compiler.ExternFunction(symbol, signature, link=tuple(link), abi="c")
-    lower.lower_call_external_function(target, ext, list(args), ())
-
-
-def lower_extern_call_slots(
     lower: Any,
     target: Any,
     symbol: str,
@@ -125,14 +143,16 @@ def lower_extern_call_slots(
     returns: Any,
     link: Sequence[Any],
 ) -> None:
-    """Emit a C-ABI call where some values cross by pointer to a stack slot (the pointer value ABI).
+    """Emit ``target = symbol(...)`` with the C ABI; some values cross by pointer to a stack slot (the
+    pointer value ABI).
 
-    ``params``: ``(var, numba type, align)`` per C parameter, in order. ``align`` None passes ``var`` as
-    :func:`lower_extern_call` does (arrays as data pointers); an integer stores ``var`` in a stack slot of
-    that alignment and passes the slot's address (``const T*``); ``var`` None passes an empty slot the
-    callee writes (``T*``, a result). The results are loaded into ``target`` after the call (one: its
-    value; several: a tuple); without any, the call returns ``returns`` by value (or nothing). After LTO
-    inlining the slots are promoted to registers (no local memory: see tests/compile/test_dtypes_compile.py).
+    ``params``: ``(var, numba type, align)`` per C parameter, in order. ``align`` None passes ``var`` by
+    value (an array as its data pointer; an :class:`Advanced` as ``&array[offset]``); an integer stores
+    ``var`` in a stack slot of that alignment and passes the slot's address (``const T*``); ``var`` None
+    passes an empty slot the callee writes (``T*``, a result). The results are loaded into ``target`` after
+    the call (one: its value; several: a tuple); without any, the call returns ``returns`` by value (or
+    nothing). After LTO inlining the slots are promoted to registers (no local memory: see
+    tests/compile/test_dtypes_compile.py).
 
     A numba Record as the type is a C struct layout (records and tuples, see ``_lowering``): a record
     ``var`` is already a pointer to such bytes and is passed as it is; a tuple ``var`` is stored member by
@@ -153,7 +173,10 @@ def lower_extern_call_slots(
     slots: list[tuple[Any, Any, int]] = []
     for var, ty, align in params:
         if align is None:
-            operands += lower._call_operands_from_vars([var], expected_types=[ty])
+            if isinstance(var, Advanced):
+                operands.append(_advanced_pointer(lower, var))
+            else:
+                operands += lower._call_operands_from_vars([var], expected_types=[ty])
             continue
         if var is not None and isinstance(ty, types.Record) and isinstance(lower.get_numba_type(var), types.Record):
             operands.append(lower.load_var(var))  # a record is a pointer to its bytes already
