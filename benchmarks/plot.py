@@ -56,16 +56,19 @@ def svg(result: dict[str, Any]) -> str:
 
 
 def table(result: dict[str, Any]) -> str:
-    """CSV: case, n, CUB ms, cuda-coop ms, ratio, every result checked, and where the call was left to
-    ``algorithm="auto"``, its time over the fastest algorithm auto may pick, chosen explicitly."""
+    """CSV: case, n, CUB ms, cuda-coop ms, ratio, every result checked, where the call was left to
+    ``algorithm="auto"`` its time over the fastest algorithm auto may pick, chosen explicitly, and the host
+    time of one launch call of each kernel (numba-cuda-mlir's dispatch; cuda.core's for the twin)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked", "auto / best explicit"])
+    writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked", "auto / best explicit",
+                     "launch call us (cuda-coop / cuda.core)"])
     for r in result["rows"]:
         ok = r["cub_ok"] and r["coop_ok"] and all(r.get("explicit_ok", {}).values())
         auto = f"{r['auto_vs_best']:.3f} ({r['best_explicit']})" if "auto_vs_best" in r else ""
         times = [f"{r['cub_ms']:.4f}", f"{r['coop_ms']:.4f}", f"{r['ratio']:.3f}"]
-        writer.writerow([r["case"], r["n"], *times, "ok" if ok else "WRONG", auto])
+        launch = f"{r['coop_launch_us']:.1f} / {r['cub_launch_us']:.1f}" if "coop_launch_us" in r else ""
+        writer.writerow([r["case"], r["n"], *times, "ok" if ok else "WRONG", auto, launch])
     return buf.getvalue()
 
 
