@@ -1,6 +1,6 @@
 """The benchmark suite: every primitive family against its CUB C++ twin, over dtypes x blocks x items.
 
-    python benchmarks/suite.py [--reps 30] [--out DIR] [--only SUBSTRING ...] [--quick] [--no-explicit]
+    python benchmarks/suite.py [--reps 30] [--out DIR] [--only SUBSTRING ...] [--quick] [--no-explicit] [--resume]
 
 For each case (family, dtype, threads per block, items per thread, n items) it builds the cuda-coop
 kernel (a kernel factory below) and its twin (a template in suite_twins.cuh instantiated in an
@@ -19,7 +19,8 @@ and timed interleaved with the other two: ``auto_vs_best`` is auto's time over t
 (target: <= 1.02). With ``--reps 20`` the whole suite took 550 s on an H200 (``--no-explicit`` skips
 these kernels).
 
-Writes ``suite.json`` (machine, date, versions, one row per case) to --out and prints the table;
+Writes ``suite.json`` (machine, date, versions, one row per case) to --out after every case and prints the
+table; ``--resume`` keeps the cases an interrupted run of the same settings wrote there and runs the rest;
 ``benchmarks/plot.py`` draws the plot from the JSON. Triton's ``tl.sort`` of the same tiles is recorded
 next to the radix-sort cases when Triton and PyTorch are importable (context, not a target).
 Needs a GPU; exits 1 if any result is wrong.
@@ -39,6 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba_cuda_mlir import cuda
@@ -540,6 +542,46 @@ def triton_sort_ms(c: Case, reps: int) -> float | None:
     return float(np.median(times)) if ok else float("nan")
 
 
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ratios = [r["ratio"] for r in rows]
+    summary: dict[str, Any] = {
+        "median": float(np.median(ratios)), "max": float(np.max(ratios)),
+        "above_1.02": int(sum(r > 1.02 for r in ratios)),
+        "coop_launch_us": float(np.median([r["coop_launch_us"] for r in rows])),
+        "cub_launch_us": float(np.median([r["cub_launch_us"] for r in rows])),
+    }
+    if autos := [r["auto_vs_best"] for r in rows if "auto_vs_best" in r]:
+        summary |= {"auto_cases": len(autos), "auto_vs_best_max": float(np.max(autos)),
+                    "auto_above_1.02": int(sum(a > 1.02 for a in autos))}
+    return summary
+
+
+def _write(path: Path, rows: list[dict[str, Any]], reps: int) -> dict[str, Any]:
+    """Write suite.json for ``rows`` (after every case: a run cut short keeps what it measured)."""
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+    result = {
+        "device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cuda_coop": coop.__version__, "cccl": coop.header_bundle().provenance.cccl_version,
+        "python": platform.python_version(), "batch": BATCH, "reps": reps, "summary": _summary(rows), "rows": rows,
+    }
+    path.write_text(json.dumps(result, indent=2))
+    return result
+
+
+def _resumed(path: Path, selected: list[Case], reps: int) -> list[dict[str, Any]]:
+    """The rows of an earlier run in ``path`` to keep (--resume): same device and settings, selected cases."""
+    if not path.is_file():
+        return []
+    old = json.loads(path.read_text())
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+    if (old["device"], old["reps"], old["batch"], old["cuda_coop"]) != (name, reps, BATCH, coop.__version__):
+        raise SystemExit(f"--resume: {path} was measured with other settings or on another device; remove it")
+    names = {c.name for c in selected}
+    return [r for r in old["rows"] if r["case"] in names]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=30)
@@ -548,6 +590,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a smaller matrix (no 1024-thread blocks)")
     parser.add_argument("--no-explicit", action="store_true",
                         help="do not time the algorithms auto may pick next to auto (no auto_vs_best)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cases already in --out's suite.json (same device and settings), run the rest")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     selected = [c for c in cases(args.quick) if not args.only or any(s in c.name for s in args.only)]
@@ -557,15 +601,20 @@ def main() -> int:
     device = Device()
     device.set_current()
     stream = device.create_stream()
-    module = ObjectCode.from_cubin(build_twins(selected, args.out).read_bytes())
+    path = args.out / "suite.json"
+    rows = _resumed(path, selected, args.reps) if args.resume else []
+    done = {r["case"] for r in rows}
+    todo = [c for c in selected if c.name not in done]
+    module = ObjectCode.from_cubin(build_twins(todo or selected, args.out).read_bytes())
     rng = np.random.default_rng(2026)
-    rows = []
     print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok  (auto / best explicit)")
-    for c in selected:
+    for c in todo:
         row = run_case(c, module, stream, args.reps, rng, explicit=not args.no_explicit)
         if c.family == "radix_sort":
             row["triton_tl_sort_ms"] = triton_sort_ms(c, args.reps)
         rows.append(row)
+        rows.sort(key=lambda r: [s.name for s in selected].index(r["case"]))
+        _write(path, rows, args.reps)
         wrong = [name for name, ok in _checks(row).items() if not ok]
         ok = f"WRONG: {', '.join(wrong)}" if wrong else "ok"
         extra = f"  triton tl.sort {row['triton_tl_sort_ms']:.4f} ms" if row.get("triton_tl_sort_ms") else ""
@@ -573,27 +622,13 @@ def main() -> int:
             extra += f"  auto/{row['best_explicit']} {row['auto_vs_best']:.3f}"
         print(f"{c.name:<34}{c.n:>11}{row['cub_ms']:>10.4f}{row['coop_ms']:>10.4f}{row['ratio']:>8.3f}  {ok}{extra}",
               flush=True)
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    ratios = [r["ratio"] for r in rows]
-    summary = {"median": float(np.median(ratios)), "max": float(np.max(ratios)),
-               "above_1.02": int(sum(r > 1.02 for r in ratios))}
+    summary = _write(path, rows, args.reps)["summary"]
     print(f"ratios: median {summary['median']:.3f}, max {summary['max']:.3f}, {summary['above_1.02']} above 1.02")
-    summary |= {"coop_launch_us": float(np.median([r["coop_launch_us"] for r in rows])),
-                "cub_launch_us": float(np.median([r["cub_launch_us"] for r in rows]))}
     print(f"one launch call (host, median over the cases): cuda-coop {summary['coop_launch_us']:.1f} us, "
           f"cuda.core {summary['cub_launch_us']:.1f} us")
-    if autos := [r["auto_vs_best"] for r in rows if "auto_vs_best" in r]:
-        summary |= {"auto_cases": len(autos), "auto_vs_best_max": float(np.max(autos)),
-                    "auto_above_1.02": int(sum(a > 1.02 for a in autos))}
-        print(f"auto / best explicit algorithm over {len(autos)} cases: max {summary['auto_vs_best_max']:.3f}, "
-              f"{summary['auto_above_1.02']} above 1.02")
-    result = {
-        "device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "cuda_coop": coop.__version__, "cccl": coop.header_bundle().provenance.cccl_version,
-        "python": platform.python_version(), "batch": BATCH, "reps": args.reps, "summary": summary, "rows": rows,
-    }
-    (args.out / "suite.json").write_text(json.dumps(result, indent=2))
+    if "auto_cases" in summary:
+        print(f"auto / best explicit algorithm over {summary['auto_cases']} cases: "
+              f"max {summary['auto_vs_best_max']:.3f}, {summary['auto_above_1.02']} above 1.02")
     return 0 if all(all(_checks(r).values()) for r in rows) else 1
 
 
