@@ -16,7 +16,7 @@ cuda-coop call leaves ``algorithm`` to its default (``"auto"``: block reduce and
 uses CUB's default: the ratio is what a user gets from the obvious call against what CUB gives by
 default. In those cases every algorithm auto may pick is built as an explicit choice too, checked,
 and timed interleaved with the other two: ``auto_vs_best`` is auto's time over the fastest of them
-(target: <= 1.02). With ``--reps 20`` the whole suite took 550 s on an H200 (``--no-explicit`` skips
+(target: <= 1.02). With ``--reps 20`` the whole suite took 446 s on an H200 (``--no-explicit`` skips
 these kernels).
 
 Writes ``suite.json`` (machine, date, versions, one row per case) to --out after every case and prints the

@@ -438,6 +438,13 @@ class Performance(_GeneratedRst):
             f"{summary['above_1.02']} cases are above 1.02 (below 1 cuda-coop is faster).",
             "",
         ]
+        if "coop_launch_us" in summary:
+            out += [
+                f"One launch call took {summary['coop_launch_us']:.1f} us on the host for a cuda-coop kernel "
+                f"(numba-cuda-mlir's dispatcher) and {summary['cub_launch_us']:.1f} us for its twin (cuda.core's "
+                "``launch``), medians over the cases; the GPU times above exclude it.",
+                "",
+            ]
         if "auto_vs_best_max" in summary:
             out += [
                 f"In the {summary['auto_cases']} cases whose call leaves ``algorithm`` to ``\"auto\"``, every "

@@ -37,6 +37,15 @@ def test_every_result_was_checked_and_names_its_machine() -> None:
     assert all(r["cub_ok"] and r["coop_ok"] and all(r.get("explicit_ok", {}).values()) for r in result["rows"])
 
 
+def test_every_row_records_both_launch_calls_and_the_summary_is_the_rows() -> None:
+    """Each row has the host cost of one launch call of each kernel; the summary is recomputed from the rows."""
+    pytest.importorskip("numba_cuda_mlir")
+    suite = _module("suite")
+    result = json.loads(RESULTS.read_text())
+    assert all(r["coop_launch_us"] > 0 and r["cub_launch_us"] > 0 for r in result["rows"])
+    assert result["summary"] == pytest.approx(suite._summary(result["rows"]))
+
+
 def test_auto_was_timed_against_every_algorithm_it_may_pick() -> None:
     """Where a case leaves ``algorithm`` to auto, each algorithm auto may pick was timed as an explicit choice."""
     pytest.importorskip("numba_cuda_mlir")
