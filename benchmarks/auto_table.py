@@ -7,7 +7,8 @@ For every primitive whose spec has an ``"auto"`` algorithm parameter, every item
 int8, int16, float32, float64; unsigned for the histogram), items per thread and threads per block of the
 grid, it builds one kernel per algorithm auto may pick, checks every tile's result against NumPy, then
 times the algorithms of the configuration interleaved on one stream: each sample is the mean of BATCH
-back-to-back launches between CUDA events, the figure the median of --reps samples. The ranking (fastest
+back-to-back launches between CUDA events, queued behind a spin kernel that holds the stream (``_timing``:
+the GPU's time only), the figure the median of --reps samples. The ranking (fastest
 first) of the correct algorithms is the table's choice; the raw medians, failures (e.g. a tile too large
 for shared memory) and wrong results are kept next to it.
 
@@ -52,7 +53,9 @@ import numpy as np
 from cuda.coop._specs import _auto
 
 HERE = Path(__file__).resolve().parent
-BATCH = 10
+sys.path.insert(0, str(HERE))
+from _timing import BATCH, HeldTimer  # noqa: E402  (the benchmarks' shared sampling)
+
 SIGNED = {1: "int8", 2: "int16", 4: "float32", 8: "float64"}
 UNSIGNED = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
 WARP_PRIMS = ("warp_load", "warp_store")
@@ -275,7 +278,7 @@ def _grid(c: Config) -> int:
 
 def _measure(job: tuple[Config, int, str]) -> dict[str, Any]:
     c, reps, lock_path = job
-    from cuda.core import Device, EventOptions
+    from cuda.core import Device
     from numba_cuda_mlir import cuda
 
     device = Device()
@@ -310,7 +313,7 @@ def _measure(job: tuple[Config, int, str]) -> dict[str, Any]:
         ready[alg] = launch
     if not ready:
         return row
-    timing = EventOptions(timing_enabled=True)
+    timer = HeldTimer(stream)
     samples: dict[str, list[float]] = {alg: [] for alg in ready}
     with Path(lock_path).open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -321,12 +324,7 @@ def _measure(job: tuple[Config, int, str]) -> dict[str, Any]:
             order = list(ready)
             for rep in range(reps):
                 for alg in order[rep % len(order):] + order[: rep % len(order)]:
-                    begin = stream.record(options=timing)
-                    for _ in range(BATCH):
-                        ready[alg]()
-                    end = stream.record(options=timing)
-                    end.sync()
-                    samples[alg].append((end - begin) / BATCH)
+                    samples[alg].append(timer.sample(ready[alg])[0])
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     row["median_ms"] = {alg: float(np.median(v)) for alg, v in samples.items()}

@@ -6,7 +6,8 @@ Builds cub_twins.cu with nvcc against the CCCL that cuda-coop bundles, twice: a 
 kernels this process launches through cuda.core, alternating with the cuda-coop kernels on one
 stream (same data, same clocks: the ratios reported), and the standalone program, whose own
 timings are printed as a cross-check. Each sample is the mean of BATCH back-to-back launches
-between CUDA events; the figure is the median over --reps samples. Writes results.json to --out.
+between CUDA events, queued behind a spin kernel that holds the stream (``_timing``: the GPU's time
+only, not Python's launch calls); the figure is the median over --reps samples. Writes results.json to --out.
 Needs a GPU.
 
 Kernels (256 threads, 16 items per thread, n = 2**log2n items, one tile per block, the same on both sides):
@@ -44,6 +45,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "examples"))
 from quickstart import ITEMS, TILE  # noqa: E402  (the quickstart's tile shape)
 from quickstart import THREADS as BLOCK  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from _timing import BATCH, HeldTimer  # noqa: E402  (the benchmarks' shared sampling)
 
 
 @cuda.jit
@@ -112,26 +116,6 @@ def build_twins(out: Path) -> tuple[Path, Path]:
     return exe, cubin
 
 
-BATCH = 10  # launches per timed sample, as in cub_twins.cu: hides host launch overhead behind GPU work
-
-
-def median_ms(launch, reps: int) -> float:
-    """Median over ``reps`` samples of the mean GPU time of BATCH back-to-back launches (CUDA events)."""
-    for _ in range(5):
-        launch()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(timing=True), cuda.event(timing=True)
-        start.record()
-        for _ in range(BATCH):
-            launch()
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop) / BATCH)
-    return float(np.median(times))
-
-
 def _pointer(array) -> np.uint64:
     """A device array's address as a kernel argument (cuda.core passes it by value)."""
     return np.uint64(array.__cuda_array_interface__["data"][0])
@@ -139,7 +123,7 @@ def _pointer(array) -> np.uint64:
 
 def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, object]]:
     """CUB twin and cuda-coop kernel launched alternately on one stream; medians of both and checks."""
-    from cuda.core import Device, EventOptions, LaunchConfig, ObjectCode, launch
+    from cuda.core import Device, LaunchConfig, ObjectCode, launch
 
     device = Device()
     device.set_current()
@@ -177,15 +161,10 @@ def time_interleaved(cubin: Path, log2n: int, reps: int) -> dict[str, dict[str, 
         "histogram_atomic_u8": (twin("histogram_atomic_u8", xb, hist),
                                 lambda: histogram_atomic_u8[tiles, BLOCK, on_stream](xb, hist)),
     }
-    timing = EventOptions(timing_enabled=True)
+    timer = HeldTimer(stream)
 
     def sample(launch_once) -> float:
-        start = stream.record(options=timing)
-        for _ in range(BATCH):
-            launch_once()
-        stop = stream.record(options=timing)
-        stop.sync()
-        return (stop - start) / BATCH
+        return timer.sample(launch_once)[0]
 
     results: dict[str, dict[str, object]] = {}
     expect_sum = hf[:TILE].astype(np.float64).sum()

@@ -7,11 +7,11 @@ kernel (a kernel factory below) and its twin (a template in suite_twins.cuh inst
 ``extern "C"`` kernel with ``__launch_bounds__(threads)``, as cuda-coop gives its kernels; one nvcc
 -cubin against the CCCL that cuda-coop bundles). Both run on the same data, interleaved on one stream;
 each sample is the mean of BATCH back-to-back launches between events, the figure the median of
---reps samples. While a sample's launches are queued, a spin kernel holds the stream (as nvbench's
-blocking kernel does), so the events time the GPU's work only: a Python launch call (numba-cuda-mlir's
-dispatch) costs tens of microseconds more than cuda.core's, which would otherwise leave the GPU idle
-between the first event and the first kernel. That host cost is recorded on its own (``*_launch_us``:
-the mean time of one launch call). Before timing, both results are checked against NumPy over EVERY tile. Where a
+--reps samples. While a sample's launches are queued, a spin kernel holds the stream (``_timing``), so
+the events time the GPU's work only: a Python launch call (numba-cuda-mlir's dispatch) costs tens of
+microseconds more than cuda.core's, which would otherwise leave the GPU idle between the first event
+and the first kernel. That host cost is recorded on its own (``*_launch_us``: the mean time of one
+launch call). Before timing, both results are checked against NumPy over EVERY tile. Where a
 cuda-coop call leaves ``algorithm`` to its default (``"auto"``: block reduce and scan here), the twin
 uses CUB's default: the ratio is what a user gets from the obvious call against what CUB gives by
 default. In those cases every algorithm auto may pick is built as an explicit choice too, checked,
@@ -49,7 +49,9 @@ import cuda.coop as coop
 from cuda.coop._specs import _auto
 
 HERE = Path(__file__).resolve().parent
-BATCH = 10
+sys.path.insert(0, str(HERE))
+from _timing import BATCH, HeldTimer  # noqa: E402  (the benchmarks' shared sampling)
+
 CPP = {"int8": "signed char", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
        "uint32": "unsigned int", "int64": "long long"}
 
@@ -357,17 +359,8 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-SPIN = """
-extern "C" __global__ void suite_hold(volatile int* release)
-{  // holds the stream until the host sets *release (or about ten seconds pass)
-  const long long start = clock64();
-  while (*release == 0 && clock64() - start < 20000000000LL) {}
-}
-"""
-
-
 def _twin_source(cases_: list[Case]) -> str:
-    out = ['#include "suite_twins.cuh"\n', SPIN]
+    out = ['#include "suite_twins.cuh"\n']
     for c in cases_:
         fam, fmt = FAMILIES[c.family], {"t": CPP[c.dtype], "b": c.threads, "i": c.items}
         params = [p.format(**fmt) for p in fam.params]
@@ -423,27 +416,8 @@ def _pointer(array) -> np.uint64:
     return np.uint64(array.__cuda_array_interface__["data"][0])
 
 
-class Hold:
-    """Holds a stream with a spin kernel while launches are queued behind it, then releases it."""
-
-    def __init__(self, module, stream) -> None:
-        from cuda.core import LaunchConfig
-
-        self.kernel, self.stream, self.config = module.get_kernel("suite_hold"), stream, LaunchConfig(grid=1, block=1)
-        self.flag = cuda.mapped_array(1, np.int32)  # host memory the spinning kernel reads
-
-    def __enter__(self) -> None:
-        from cuda.core import launch
-
-        self.flag[0] = 0
-        launch(self.stream, self.config, self.kernel, _pointer(self.flag))
-
-    def __exit__(self, *exc: object) -> None:
-        self.flag[0] = 1
-
-
 def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, explicit: bool = True) -> dict[str, object]:
-    from cuda.core import EventOptions, LaunchConfig, launch
+    from cuda.core import LaunchConfig, launch
 
     on_stream = cuda.external_stream(int(stream.handle))
     family = FAMILIES[c.family]
@@ -475,20 +449,13 @@ def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, expli
         launch_once()
         stream.sync()
         checks[name] = check([b.copy_to_host() for b in d_out])
-    timing = EventOptions(timing_enabled=True)
-    hold = Hold(module, stream)
+    timer = HeldTimer(stream)
     host_us: dict[str, list[float]] = {name: [] for name in launches}
 
     def sample(name: str) -> float:
-        with hold:  # the launches queue behind the spin kernel: the events time the GPU only
-            begin = stream.record(options=timing)
-            start = time.perf_counter()
-            for _ in range(BATCH):
-                launches[name]()
-            host_us[name].append((time.perf_counter() - start) / BATCH * 1e6)
-            end = stream.record(options=timing)
-        end.sync()
-        return (end - begin) / BATCH
+        gpu_ms, us = timer.sample(launches[name])
+        host_us[name].append(us)
+        return gpu_ms
 
     for _ in range(3):
         for launch_once in launches.values():
