@@ -11,8 +11,8 @@ Entry format (all integers little-endian)::
     | SHA-256(payload) | payload (LTO-IR)
 
 A read checks the magic, the format, that the key inside is the key asked for, the length and the
-checksum, then the caller's ``validate`` (the provider links the LTO-IR with nvJitLink); any failure
-is a miss, and the entry is removed so the recompiled provider replaces it. The removal is guarded:
+checksum; any failure is a miss, and the entry is removed so the recompiled provider replaces it.
+Whether the payload links is checked by the kernel's link (``Provider.recompile``). The removal is guarded:
 the file is first renamed aside, and if it is not the very file that was read (another process
 replaced it meanwhile) it is linked back, so a fresh entry is never deleted.
 
@@ -47,7 +47,7 @@ import time
 import uuid
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,10 +78,6 @@ _TAIL = struct.Struct("<Q32s")
 _SUFFIX = ".ltoir"
 _STALE_TMP_SECONDS = 3600
 
-Validate = Callable[[bytes], "str | None"]
-"""Checks bytes read from disk: None when usable, else why not (the entry is then removed)."""
-
-
 class ProviderCacheWarning(UserWarning):
     """The persistent provider cache is enabled but its directory cannot be used."""
 
@@ -90,12 +86,8 @@ class ProviderCache(abc.ABC):
     """Maps a provider key digest to LTO-IR bytes."""
 
     @abc.abstractmethod
-    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
-        """The bytes stored under ``key``, or None (missing or invalid).
-
-        ``validate`` checks bytes that come from outside this process (the disk cache); a failed
-        check is a miss and removes the entry.
-        """
+    def get(self, key: str) -> bytes | None:
+        """The bytes stored under ``key``, or None (missing or invalid: an invalid entry is removed)."""
 
     @abc.abstractmethod
     def discard(self, key: str) -> None:
@@ -119,8 +111,8 @@ class MemoryCache(ProviderCache):
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
-        with self._lock:  # entries were put by this process: ``validate`` does not apply
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
             data = self._data.get(key)
             if data is not None:
                 self._data.move_to_end(key)
@@ -209,7 +201,7 @@ class DiskCache(ProviderCache):
             raise ValueError(f"cache keys are lower-case hex digests, got {key!r}")
         return self.root / key[:2] / f"{key}{_SUFFIX}"
 
-    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
+    def get(self, key: str) -> bytes | None:
         path = self._path(key)
         try:
             with path.open("rb") as f:
@@ -218,9 +210,8 @@ class DiskCache(ProviderCache):
         except OSError:
             return None
         data = decode_entry(key, blob)
-        why = "corrupt" if data is None else validate(data) if validate is not None else None
-        if data is None or why is not None:
-            _log.debug("cuda.coop: cache entry %s is unusable (%s, %d bytes); removing it", path, why, len(blob))
+        if data is None:
+            _log.debug("cuda.coop: cache entry %s is corrupt (%d bytes); removing it", path, len(blob))
             _remove_if_same(path, identity)
             return None
         with contextlib.suppress(OSError):
@@ -395,10 +386,10 @@ class LayeredCache(ProviderCache):
         self.memory = memory
         self.disk = disk
 
-    def get(self, key: str, validate: Validate | None = None) -> bytes | None:
+    def get(self, key: str) -> bytes | None:
         data = self.memory.get(key)
         if data is None and self.disk is not None:
-            data = self.disk.get(key, validate)
+            data = self.disk.get(key)
             if data is not None:
                 self.memory.put(key, data)
         return data

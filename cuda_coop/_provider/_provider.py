@@ -5,7 +5,8 @@ What the DSL integration calls::
     provider = Provider(requests, block_dim=(256, 1, 1), arch="sm_90", attempt=attempt)
     provider.symbols      # one WrapperSignature per request: extern "C" symbol + C signature
     provider.externs      # user operators/callbacks the DSL must supply as LTO-IR
-    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache (checked to link), or one NVRTC call
+    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache, or one NVRTC call
+    provider.recompile()  # after bytes from the disk cache failed the kernel's link: evict, NVRTC again
 
 Construction validates the requests (``ValueError`` naming the primitive and parameter) and needs
 no toolkit. The toolchain is resolved, the source rendered and the key computed on first use of
@@ -26,7 +27,6 @@ from ._abi import ExternFunction, Plan, WrapperSignature, plan
 from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
 from ._key import ProviderKey, compile_options, normalize_arch, provider_key
-from ._link_check import link_problem
 from ._nvrtc import Compiler, default_compiler
 from ._render import preamble, render
 from ._toolchain import Toolchain, resolve_toolchain
@@ -157,7 +157,7 @@ class Provider:
             start = time.perf_counter()
             cache = self._cache if self._cache is not None else default_cache()
             digest = self.key.digest
-            data = cache.get(digest, self._link_problem)  # bytes from disk must link: else a miss
+            data = cache.get(digest)
             if data is not None:
                 dump_source(self.source, self.backend, digest)
                 self.origin = "cache"
@@ -171,8 +171,30 @@ class Provider:
             self._ltoir = data
             return data
 
-    def _link_problem(self, data: bytes) -> str | None:
-        return link_problem(data, self.arch)
+    def recompile(self) -> bytes:
+        """Evict this provider's cache entry and compile it with NVRTC again (the new bytes are cached).
+
+        For the kernel's link when it fails with bytes :meth:`ltoir` read from the disk cache: an entry
+        passes the cache's checks (format, key, length, SHA-256) even when its payload is LTO-IR this
+        toolkit cannot link (written by another toolkit under a key that did not change, or forged).
+        Checking each entry by a link of its own cost 20-30 ms per cache hit; the kernel's link is the
+        check instead, and a failure there costs this one compile.
+
+        Raises
+        ------
+        CompileError
+            NVRTC rejected the source.
+        """
+        with self._lock:
+            cache = self._cache if self._cache is not None else default_cache()
+            digest = self.key.digest
+            cache.discard(digest)
+            _log.debug("cuda.coop: provider %s: cached LTO-IR failed the kernel's link; recompiling", digest[:16])
+            data = self._compile(digest)
+            cache.put(digest, data)
+            self.origin = "nvrtc"
+            self._ltoir = data
+            return data
 
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()

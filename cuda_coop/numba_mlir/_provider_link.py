@@ -38,4 +38,6 @@ class KernelProvider:
     def _produce(self) -> bytes:
         data = self.provider.ltoir()
         release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
-        return _seams.link_with_short_shared_pointers(data)  # as nvcc: 32-bit shared pointers in the kernel
+        # As nvcc: 32-bit shared pointers in the kernel. Bytes from the disk cache are checked by the link.
+        recompile = self.provider.recompile if self.provider.origin == "cache" else None
+        return _seams.link_with_short_shared_pointers(data, recompile=recompile)

@@ -20,7 +20,9 @@ Supported: numba-cuda-mlir >=0.5.0,<0.6 (verified on 0.5.4). What is private her
 - ``linker.Linker.recreate_with_lto`` (the kernel link's module order) is wrapped so that a link
   holding a cuda-coop provider starts with a layout-only module that gives the linked kernel 32-bit
   shared-memory pointers, compiled by numba-cuda-mlir's libnvvm wrapper (``cudadrv.nvvm``) from its
-  ``NVPTX64_DATALAYOUT``: see :func:`link_with_short_shared_pointers`.
+  ``NVPTX64_DATALAYOUT``: see :func:`link_with_short_shared_pointers`. Such a link's ``complete`` (its
+  ``_object_codes``) is wrapped too when it holds providers read from the disk cache: a failed link is
+  retried once with those providers compiled again.
 - numba-cuda-mlir's NumbaPerformanceWarning "Persistent disk cache is disabled for
   launch-config-specialized compiles" is filtered: every kernel that uses cuda-coop is
   launch-specialised by design, and the cache=True warning above says what matters.
@@ -33,6 +35,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import logging
 import sys
 import threading
 import warnings
@@ -50,6 +53,7 @@ from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
 from .._registration import _BACKENDS
 from ..errors import BackendError
 
+_log = logging.getLogger("cuda.coop")
 types: Any = _types  # numba's type system and untyped IR, re-exported as Any for type checkers
 ir: Any = _ir
 
@@ -332,21 +336,53 @@ def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str
 # access at the nvcc twin's immediate offset (the twin: 145); on an H200 the kernel ran 1.099x its
 # twin before.
 
-_PROVIDERS: set[bytes] = set()  # digests of the provider LTO-IR that make a link start with the layout module
+_PROVIDERS: dict[bytes, Callable[[], bytes] | None] = {}
+"""Digests of provider LTO-IR (a link holding one starts with the layout module) -> how to compile it again
+when it came from the disk cache (see :func:`link_with_short_shared_pointers`)."""
 
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def link_with_short_shared_pointers(ltoir: bytes) -> bytes:
+def link_with_short_shared_pointers(ltoir: bytes, *, recompile: Callable[[], bytes] | None = None) -> bytes:
     """Have every kernel link that holds ``ltoir`` use 32-bit shared-memory pointers; returns ``ltoir``.
 
     See the comment above: a layout-only module goes first in such a link and sets its data layout.
+    ``recompile`` (for bytes read from the disk cache): if such a link fails, it is called for fresh bytes
+    (the provider evicts its entry and runs NVRTC again), which replace ``ltoir`` in one more link. So a
+    cache entry that passed the cache's own checks but does not link costs one compile, not an error.
     """
     _install_link_layout()
-    _PROVIDERS.add(_digest(ltoir))
+    digest = _digest(ltoir)
+    if recompile is not None or digest not in _PROVIDERS:
+        _PROVIDERS[digest] = recompile
     return ltoir
+
+
+def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], bytes]]) -> Any:
+    """``linker.complete()``; if it fails, once more with the cached providers it holds compiled again."""
+    from cuda.core import ObjectCode
+
+    try:
+        result = type(linker).complete(linker)
+    except Exception as exc:
+        _log.debug("cuda.coop: a kernel link holding cached providers failed (%s); recompiling them", exc)
+        codes = []
+        for code in linker._object_codes:
+            recompile = recompiles.get(_digest(bytes(code.code))) if code.code_type == "ltoir" else None
+            if recompile is None:
+                codes.append(code)
+                continue
+            fresh = link_with_short_shared_pointers(recompile())
+            codes.append(ObjectCode.from_ltoir(fresh, name=getattr(code, "name", None) or "cuda_coop_provider"))
+        for digest in recompiles:
+            _PROVIDERS[digest] = None  # compiled again once; a later link of the same bytes fails as it is
+        linker._object_codes = codes
+        return type(linker).complete(linker)
+    for digest in recompiles:
+        _PROVIDERS[digest] = None  # these bytes link: nothing to compile again if a later link fails
+    return result
 
 
 def short_shared_layout() -> str:
@@ -398,12 +434,15 @@ def _install_link_layout() -> None:
             return new
         codes = new._object_codes
         digests = [_digest(bytes(o.code)) if getattr(o, "code_type", None) == "ltoir" else None for o in codes]
-        if not _PROVIDERS.intersection(digests):
+        if not any(d in _PROVIDERS for d in digests):
             return new
         layout = layout_ltoir(new.arch)
         previous = _digest(layout)  # a relinked link holds the layout module already
         others = [o for o, d in zip(codes, digests, strict=True) if d != previous]
         new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
+        recompiles = {d: fn for d in digests if d is not None and (fn := _PROVIDERS.get(d)) is not None}
+        if recompiles:
+            new.complete = functools.partial(_complete_or_recompile, new, recompiles)
         return new
 
     cls.recreate_with_lto = recreate_with_lto

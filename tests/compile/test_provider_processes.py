@@ -136,24 +136,61 @@ def test_cache_cli_in_a_fresh_process(tmp_path: Path, args: list[str]) -> None:
     assert entry.exists() == (not args)
 
 
-def test_an_entry_that_does_not_link_is_evicted_and_recompiled_once(tmp_path: Path) -> None:
+# One process: compile a kernel for sm_90 (no GPU) with the provider cache as the environment says;
+# report the NVRTC calls of its provider and the linked kernel.
+KERNEL_SCRIPT = r"""
+import hashlib, json
+import numpy as np
+from numba_cuda_mlir import cuda
+from numba_cuda_mlir.numba_cuda import types
+import cuda.coop as coop
+from cuda.coop._provider._nvrtc import default_compiler
+from cuda.coop.numba_mlir import compile_kernel
+
+@cuda.jit
+def kernel(x, partial):
+    items = cuda.local.array(4, np.float32)
+    coop.block.load(x, items, offset=cuda.blockIdx.x * 512)
+    total = coop.block.sum(items)
+    if cuda.threadIdx.x == 0:
+        partial[cuda.blockIdx.x] = total
+
+compiled = compile_kernel(kernel, (types.float32[::1], types.float32[::1]), block=128, arch="sm_90")
+print(json.dumps({"calls": default_compiler().calls, "sha": hashlib.sha256(compiled.cubin).hexdigest()}))
+"""
+
+
+def _run_kernel(env: dict[str, str]) -> dict[str, object]:
+    env = {**env}
+    env.pop("CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", KERNEL_SCRIPT], env=env, cwd=REPO, capture_output=True, text=True, timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_an_entry_that_does_not_link_is_recompiled_once_by_the_kernels_link(tmp_path: Path) -> None:
     """Well-formed entries (right key, length, checksum) whose LTO-IR nvJitLink refuses: forged bitcode, and
-    LTO-IR for a newer arch stored under the sm_90 key (what a stale entry looks like)."""
+    LTO-IR for a newer arch stored under the sm_90 key (what a stale entry looks like). The kernel's link
+    fails with them; the provider is compiled again, the kernel links, and the entry is replaced."""
     env = _env(tmp_path, enable=True)
-    first = _run(env)
+    first = _run_kernel(env)
+    assert first["calls"] == 1
     [entry] = _entries(tmp_path)
-    key = str(first["key"])
+    key = entry.stem
     good = decode_entry(key, entry.read_bytes())
     assert good is not None
     newer_path = tmp_path / "sm_100.ltoir"
     code = SCRIPT.replace('arch="sm_90"', 'arch="sm_100"') + f"\nopen({str(newer_path)!r}, 'wb').write(data)\n"
-    env_other = _env(tmp_path / "o", enable=False)
-    subprocess.run([sys.executable, "-c", code], env=env_other, cwd=REPO, timeout=300, check=True)
+    subprocess.run([sys.executable, "-c", code], env=_env(tmp_path / "o", enable=False), cwd=REPO, timeout=300,
+                   check=True)
     newer = newer_path.read_bytes()
     forged = good[:64] + bytes(len(good) - 64)  # the LTO-IR header, then zeros
     for payload in (forged, newer):
         entry.write_bytes(encode_entry(key, payload))  # passes every entry check
-        again = _run(env)
-        assert again["calls"] == 1 and again["origin"] == "nvrtc" and again["sha"] == first["sha"]
+        again = _run_kernel(env)
+        assert again["calls"] == 1 and again["sha"] == first["sha"]
         assert decode_entry(key, entry.read_bytes()) == good  # replaced by what NVRTC makes
-    assert _run(env)["calls"] == 0  # the good entry passes the link check
+    assert _run_kernel(env) == {"calls": 0, "sha": first["sha"]}  # the good entry links: no compile
