@@ -69,3 +69,25 @@ def test_the_json_covers_every_suite_case() -> None:
     measured = {r["case"] for r in json.loads(RESULTS.read_text())["rows"]}
     missing = [c.name for c in suite.cases() if c.name not in measured]
     assert not missing, f"cases without a committed measurement (run benchmarks/suite.py on a GPU): {missing}"
+
+
+def test_resume_keeps_the_selected_rows_of_a_run_with_the_same_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``suite.py --resume``: the committed JSON stands in for an interrupted run (the device is faked)."""
+    pytest.importorskip("numba_cuda_mlir")
+    import types as pytypes
+
+    suite = _module("suite")
+    result = json.loads(RESULTS.read_text())
+    device = pytypes.SimpleNamespace(name=result["device"].encode())
+    monkeypatch.setattr(suite, "cuda", pytypes.SimpleNamespace(get_current_device=lambda: device))
+    monkeypatch.setattr(suite.coop, "__version__", result["cuda_coop"])
+    path = tmp_path / "suite.json"
+    assert suite._resumed(path, suite.cases(), result["reps"]) == []  # nothing written yet
+    path.write_text(RESULTS.read_text())
+    selected = [c for c in suite.cases() if c.family == "scan"]
+    kept = suite._resumed(path, selected, result["reps"])
+    assert [r["case"] for r in kept] == [r["case"] for r in result["rows"] if r["family"] == "scan"] and kept
+    with pytest.raises(SystemExit, match="other settings"):
+        suite._resumed(path, selected, result["reps"] + 1)
