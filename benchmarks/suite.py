@@ -523,12 +523,15 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+def _device_name() -> str:
+    dev = cuda.get_current_device()
+    return dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+
+
 def _write(path: Path, rows: list[dict[str, Any]], reps: int) -> dict[str, Any]:
     """Write suite.json for ``rows`` (after every case: a run cut short keeps what it measured)."""
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
     result = {
-        "device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": _device_name(), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cuda_coop": coop.__version__, "cccl": coop.header_bundle().provenance.cccl_version,
         "python": platform.python_version(), "batch": BATCH, "reps": reps, "summary": _summary(rows), "rows": rows,
     }
@@ -541,9 +544,7 @@ def _resumed(path: Path, selected: list[Case], reps: int) -> list[dict[str, Any]
     if not path.is_file():
         return []
     old = json.loads(path.read_text())
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    if (old["device"], old["reps"], old["batch"], old["cuda_coop"]) != (name, reps, BATCH, coop.__version__):
+    if (old["device"], old["reps"], old["batch"], old["cuda_coop"]) != (_device_name(), reps, BATCH, coop.__version__):
         raise SystemExit(f"--resume: {path} was measured with other settings or on another device; remove it")
     names = {c.name for c in selected}
     return [r for r in old["rows"] if r["case"] in names]
@@ -572,6 +573,7 @@ def main() -> int:
     rows = _resumed(path, selected, args.reps) if args.resume else []
     done = {r["case"] for r in rows}
     todo = [c for c in selected if c.name not in done]
+    order = {c.name: k for k, c in enumerate(selected)}
     module = ObjectCode.from_cubin(build_twins(todo or selected, args.out).read_bytes())
     rng = np.random.default_rng(2026)
     print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok  (auto / best explicit)")
@@ -580,7 +582,7 @@ def main() -> int:
         if c.family == "radix_sort":
             row["triton_tl_sort_ms"] = triton_sort_ms(c, args.reps)
         rows.append(row)
-        rows.sort(key=lambda r: [s.name for s in selected].index(r["case"]))
+        rows.sort(key=lambda r: order[r["case"]])
         _write(path, rows, args.reps)
         wrong = [name for name, ok in _checks(row).items() if not ok]
         ok = f"WRONG: {', '.join(wrong)}" if wrong else "ok"

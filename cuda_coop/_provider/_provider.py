@@ -155,19 +155,16 @@ class Provider:
             if self._ltoir is not None:
                 return self._ltoir
             start = time.perf_counter()
-            cache = self._cache if self._cache is not None else default_cache()
             digest = self.key.digest
-            data = cache.get(digest)
-            if data is not None:
-                dump_source(self.source, self.backend, digest)
-                self.origin = "cache"
-                _log.debug("cuda.coop: provider %s: cache hit in %.3f s", digest[:16], time.perf_counter() - start)
-            else:
-                data = self._compile(digest)
-                cache.put(digest, data)
-                self.origin = "nvrtc"
+            data = self._cache_in_use().get(digest)
+            if data is None:
+                data = self._compile_and_cache(digest)
                 # From the start of the lookup, as the hit line: rendering, key, NVRTC and the cache write.
                 _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], time.perf_counter() - start)
+                return data
+            dump_source(self.source, self.backend, digest)
+            self.origin = "cache"
+            _log.debug("cuda.coop: provider %s: cache hit in %.3f s", digest[:16], time.perf_counter() - start)
             self._ltoir = data
             return data
 
@@ -186,15 +183,21 @@ class Provider:
             NVRTC rejected the source.
         """
         with self._lock:
-            cache = self._cache if self._cache is not None else default_cache()
             digest = self.key.digest
-            cache.discard(digest)
+            self._cache_in_use().discard(digest)
             _log.debug("cuda.coop: provider %s: cached LTO-IR failed the kernel's link; recompiling", digest[:16])
-            data = self._compile(digest)
-            cache.put(digest, data)
-            self.origin = "nvrtc"
-            self._ltoir = data
-            return data
+            return self._compile_and_cache(digest)
+
+    def _cache_in_use(self) -> ProviderCache:
+        return self._cache if self._cache is not None else default_cache()
+
+    def _compile_and_cache(self, digest: str) -> bytes:
+        """One NVRTC compile, stored in the cache and kept as this provider's LTO-IR."""
+        data = self._compile(digest)
+        self._cache_in_use().put(digest, data)
+        self.origin = "nvrtc"
+        self._ltoir = data
+        return data
 
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()
