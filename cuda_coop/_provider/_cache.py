@@ -2,13 +2,15 @@
 
 The persistent cache (seed: ``CUDA_COOP_ENABLE_CACHE``) is enabled when this module is imported with
 that variable truthy; ``XDG_CACHE_HOME`` / ``LOCALAPPDATA`` are read at the same time
-(``_cache_dir.cache_dir``). Entries live in ``<cache dir>/cuda-coop/providers/<aa>/<key>.ltoir``,
-content-addressed by the provider key digest (``_key``).
+(``_cache_dir.cache_dir``). Providers live in ``<cache dir>/cuda-coop/providers/<aa>/<key>.ltoir``,
+content-addressed by the provider key digest (``_key.provider_key``); kernels linked with them (cubins)
+in ``<cache dir>/cuda-coop/kernels/<aa>/<key>.cubin``, by the link's key (``_key.link_key``). Each
+directory is a :class:`DiskCache` of its own, with its own size bound.
 
 Entry format (all integers little-endian)::
 
     magic b"CCOOPLTO" | format u32 | key length u16 | key (ASCII hex) | payload length u64
-    | SHA-256(payload) | payload (LTO-IR)
+    | SHA-256(payload) | payload (LTO-IR, or a cubin)
 
 A read checks the magic, the format, that the key inside is the key asked for, the length and the
 checksum; any failure is a miss, and the entry is removed so the recompiled provider replaces it.
@@ -63,6 +65,7 @@ __all__ = [
     "ProviderCache",
     "ProviderCacheWarning",
     "default_cache",
+    "default_link_cache",
     "settings",
 ]
 
@@ -75,7 +78,6 @@ _MAGIC = b"CCOOPLTO"
 _FORMAT = 1
 _HEAD = struct.Struct("<8sIH")
 _TAIL = struct.Struct("<Q32s")
-_SUFFIX = ".ltoir"
 _STALE_TMP_SECONDS = 3600
 
 class ProviderCacheWarning(UserWarning):
@@ -183,10 +185,15 @@ class DiskCache(ProviderCache):
         Bound on the total size of the entries.
     check_every:
         Writes between two walks of the directory (see the module docstring).
+    suffix:
+        File name suffix of the entries (``.ltoir`` for providers, ``.cubin`` for linked kernels).
     """
 
-    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, check_every: int = 64) -> None:
+    def __init__(
+        self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, check_every: int = 64, suffix: str = ".ltoir"
+    ) -> None:
         self.root = Path(root)
+        self.suffix = suffix
         self.max_bytes = max_bytes
         self.check_every = check_every
         self.walks = 0
@@ -199,7 +206,7 @@ class DiskCache(ProviderCache):
     def _path(self, key: str) -> Path:
         if len(key) < 8 or not all(c in "0123456789abcdef" for c in key):
             raise ValueError(f"cache keys are lower-case hex digests, got {key!r}")
-        return self.root / key[:2] / f"{key}{_SUFFIX}"
+        return self.root / key[:2] / f"{key}{self.suffix}"
 
     def get(self, key: str) -> bytes | None:
         path = self._path(key)
@@ -239,13 +246,13 @@ class DiskCache(ProviderCache):
             self._path(key).unlink()
 
     def _warn_once(self, exc: OSError) -> None:
-        _log.debug("cuda.coop: cannot write to the provider cache %s: %s", self.root, exc)
+        _log.debug("cuda.coop: cannot write to the cache %s: %s", self.root, exc)
         with self._lock:
             if self._warned:
                 return
             self._warned = True
         warnings.warn(
-            f"cuda.coop: the provider cache directory {self.root} cannot be written ({exc}); nothing is cached on "
+            f"cuda.coop: the cache directory {self.root} cannot be written ({exc}); nothing is cached on "
             f"disk in this process. {_FIX}",
             ProviderCacheWarning,
             stacklevel=2,
@@ -273,7 +280,7 @@ class DiskCache(ProviderCache):
         now = time.time()
         entries = []
         for path, st in self._entries():
-            if path.suffix == _SUFFIX:
+            if path.suffix == self.suffix:
                 entries.append((st.st_mtime, st.st_size, path))
             elif now - st.st_mtime > _STALE_TMP_SECONDS:  # left by a killed writer
                 with contextlib.suppress(OSError):
@@ -291,7 +298,7 @@ class DiskCache(ProviderCache):
 
     def stats(self) -> CacheStats:
         """Number and total size of the entries."""
-        sizes = [st.st_size for path, st in self._entries() if path.suffix == _SUFFIX]
+        sizes = [st.st_size for path, st in self._entries() if path.suffix == self.suffix]
         return CacheStats(root=self.root, entries=len(sizes), total_bytes=sum(sizes), max_bytes=self.max_bytes)
 
     def clear(self) -> None:
@@ -416,13 +423,14 @@ class CacheSettings:
 
     enabled: bool
     root: Path
+    """Where providers (LTO-IR) are kept."""
+    kernels: Path
+    """Where kernels linked with providers (cubins) are kept."""
 
 
 def _read_settings() -> CacheSettings:
-    return CacheSettings(
-        enabled=_env.flag("CUDA_COOP_ENABLE_CACHE"),
-        root=cache_dir() / "cuda-coop" / "providers",
-    )
+    base = cache_dir() / "cuda-coop"
+    return CacheSettings(enabled=_env.flag("CUDA_COOP_ENABLE_CACHE"), root=base / "providers", kernels=base / "kernels")
 
 
 _STATE = {"settings": _read_settings()}
@@ -440,7 +448,18 @@ def default_cache() -> LayeredCache:
     return LayeredCache(MemoryCache(), DiskCache(conf.root) if conf.enabled else None)
 
 
+@functools.cache
+def default_link_cache() -> DiskCache | None:
+    """The process-wide cache of linked kernels: on disk when ``CUDA_COOP_ENABLE_CACHE`` was set, else None.
+
+    There is no memory layer: numba-cuda-mlir keeps every kernel it linked in memory already.
+    """
+    conf = settings()
+    return DiskCache(conf.kernels, suffix=".cubin") if conf.enabled else None
+
+
 def _reset_for_tests() -> None:
-    """Re-read the settings (as a fresh import would) and drop the default cache."""
+    """Re-read the settings (as a fresh import would) and drop the default caches."""
     _STATE["settings"] = _read_settings()
     default_cache.cache_clear()
+    default_link_cache.cache_clear()

@@ -1,9 +1,10 @@
-"""``python -m cuda.coop cache [--clear] [--json]``: show or clear the persistent provider cache.
+"""``python -m cuda.coop cache [--clear] [--json]``: show or clear the persistent cache.
 
 The CLI module (``cuda_coop._cli``) adds the subcommand with :func:`add_arguments` and dispatches
 to :func:`run`; its diagnostics report's cache section is :func:`diagnostics`, printed by
-:func:`print_section`. Both name the directory the entries live in
-(``<cache dir>/cuda-coop/providers``) and say when an enabled cache cannot be written.
+:func:`print_section`. Both name the directories the entries live in (providers in
+``<cache dir>/cuda-coop/providers``, linked kernels in ``<cache dir>/cuda-coop/kernels``) and say when
+an enabled cache cannot be written.
 """
 
 from __future__ import annotations
@@ -21,18 +22,25 @@ __all__ = ["add_arguments", "diagnostics", "print_section", "run"]
 _VAR = "CUDA_COOP_ENABLE_CACHE"
 
 
+def _caches() -> tuple[DiskCache, DiskCache]:
+    """The provider cache and the linked-kernel cache, as the settings read at import place them."""
+    conf = settings()
+    return DiskCache(conf.root, DEFAULT_MAX_BYTES), DiskCache(conf.kernels, DEFAULT_MAX_BYTES, suffix=".cubin")
+
+
 def diagnostics() -> dict[str, Any]:
     """The cache section of ``python -m cuda.coop``: where entries live, on or off, usable, contents."""
     conf = settings()
-    cache = DiskCache(conf.root, DEFAULT_MAX_BYTES)
-    stats = cache.stats()
+    providers, kernels = _caches()
+    stats, kernel_stats = providers.stats(), kernels.stats()
     return {
         "directory": str(conf.root),
         "base": str(cache_dir()),
         "enabled": conf.enabled,
-        "problem": cache.problem(),
+        "problem": providers.problem() or kernels.problem(),
         "entries": stats.entries,
         "bytes": stats.total_bytes,
+        "kernels": {"directory": str(conf.kernels), "entries": kernel_stats.entries, "bytes": kernel_stats.total_bytes},
     }
 
 
@@ -46,15 +54,17 @@ def _state(report: dict[str, Any]) -> str:
 
 def print_section(report: dict[str, Any], row: Callable[[str, object], str]) -> None:
     """Print :func:`diagnostics`' ``report`` with the diagnostics' ``row`` formatter."""
+    kernels = report["kernels"]
     print("Provider cache")
     print(row("directory", report["directory"]))
     print(row("enabled", _state(report)))
     print(row("entries", f"{report['entries']} ({_size(report['bytes'])})"))
+    print(row("linked kernels", f"{kernels['entries']} ({_size(kernels['bytes'])}) in {kernels['directory']}"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``cache`` subcommand's options to ``parser``."""
-    parser.add_argument("--clear", action="store_true", help="remove every cached provider")
+    parser.add_argument("--clear", action="store_true", help="remove every cached provider and linked kernel")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -67,33 +77,40 @@ def _size(n: int) -> str:
     raise AssertionError("unreachable")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Print where the cache is, whether it is enabled, its entries and size; clear it with ``--clear``."""
-    conf = settings()
-    cache = DiskCache(conf.root, DEFAULT_MAX_BYTES)
+def _report(cache: DiskCache, clear: bool) -> dict[str, Any]:
     before = cache.stats()
-    if args.clear:
+    if clear:
         cache.clear()
     after = cache.stats()
-    report = {
-        "enabled": conf.enabled,
-        "directory": str(conf.root),
-        "problem": cache.problem(),
+    return {
+        "directory": str(cache.root),
         "entries": after.entries,
         "bytes": after.total_bytes,
         "max_bytes": after.max_bytes,
-        "cleared": before.entries - after.entries if args.clear else 0,
+        "cleared": before.entries - after.entries if clear else 0,
+        "cleared_bytes": before.total_bytes - after.total_bytes if clear else 0,
     }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print where the cache is, whether it is enabled, its entries and size; clear it with ``--clear``."""
+    conf = settings()
+    providers, kernels = _caches()
+    report = {"enabled": conf.enabled, "problem": providers.problem() or kernels.problem()}
+    report.update(_report(providers, args.clear))
+    report["kernels"] = _report(kernels, args.clear)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     state = "enabled" if conf.enabled else f"disabled (set {_VAR}=1 to enable)"
     if conf.enabled and report["problem"]:
         state = f"enabled, but NOTHING IS CACHED: {report['problem']}. {_FIX}"
-    print(f"provider cache  {state}")
-    print(f"  directory     {conf.root}")
-    print(f"  entries       {after.entries}")
-    print(f"  size          {_size(after.total_bytes)} of {_size(after.max_bytes)}")
-    if args.clear:
-        print(f"  cleared       {report['cleared']} entries ({_size(before.total_bytes - after.total_bytes)})")
+    print(f"cache           {state}")
+    for title, part in (("providers", report), ("linked kernels", report["kernels"])):
+        print(f"  {title}")
+        print(f"    directory   {part['directory']}")
+        print(f"    entries     {part['entries']}")
+        print(f"    size        {_size(part['bytes'])} of {_size(part['max_bytes'])}")
+        if args.clear:
+            print(f"    cleared     {part['cleared']} entries ({_size(part['cleared_bytes'])})")
     return 0

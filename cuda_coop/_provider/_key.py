@@ -1,4 +1,4 @@
-"""Provider cache keys and the NVRTC options they cover.
+"""Cache keys: a provider's (and the NVRTC options it covers), and a kernel link's (:func:`link_key`).
 
 The key (seed: launch dims, dtype and item extent, storage ABI, compute capability, compiler options,
 ordered header identity, toolkit-library identity) is a SHA-256 over:
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ._toolchain import Toolchain
 
-__all__ = ["KEY_SCHEMA_VERSION", "ProviderKey", "compile_options", "normalize_arch", "provider_key"]
+__all__ = ["KEY_SCHEMA_VERSION", "ProviderKey", "compile_options", "link_key", "normalize_arch", "provider_key"]
 
 KEY_SCHEMA_VERSION = 1
 
@@ -95,3 +95,20 @@ def provider_key(source: str, options: Sequence[str], toolchain: Toolchain) -> P
         toolkit_identity=toolchain.toolkit_identity,
         nvrtc_version=toolchain.nvrtc_version,
     )
+
+
+def link_key(inputs: Sequence[tuple[str, str, bytes]], options: str, toolkit_identity: str) -> str:
+    """The cache key (64 hex digits) of a kernel link: what nvJitLink is given, and which nvJitLink.
+
+    ``inputs`` are the link's modules in order, each ``(code type, name, bytes)``: the kernel's own
+    LTO-IR (NVVM's output, so the user's code, its constants and the numba-cuda-mlir version are all in
+    it), the providers' LTO-IR and any other module. ``options`` is the link options' ``repr`` (arch,
+    optimisation level, ...); ``toolkit_identity`` names the nvJitLink library (path, version, size, mtime).
+    The linked cubin is a function of these alone, so the key is as exact as the link itself.
+    """
+    h = hashlib.sha256(f"cuda-coop link key v{KEY_SCHEMA_VERSION}\0".encode())
+    for code_type, name, data in inputs:
+        h.update(f"{code_type}\0{name}\0{len(data)}\0".encode())
+        h.update(hashlib.sha256(data).digest())
+    h.update(f"\0{options}\0{toolkit_identity}".encode())
+    return h.hexdigest()

@@ -40,4 +40,6 @@ class KernelProvider:
         release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
         # As nvcc: 32-bit shared pointers in the kernel. Bytes from the disk cache are checked by the link.
         recompile = self.provider.recompile if self.provider.origin == "cache" else None
-        return _seams.link_with_short_shared_pointers(data, recompile=recompile)
+        return _seams.link_with_short_shared_pointers(
+            data, toolkit=self.provider.toolchain.toolkit_identity, recompile=recompile
+        )

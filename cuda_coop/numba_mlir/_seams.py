@@ -38,6 +38,7 @@ import inspect
 import logging
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -50,6 +51,8 @@ from numba_cuda_mlir.numba_cuda.core import ir as _ir
 from numba_cuda_mlir.numba_cuda.core.ir_utils import mk_unique_var
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
 
+from .._provider._cache import DiskCache, default_link_cache
+from .._provider._key import link_key
 from .._registration import _BACKENDS
 from ..errors import BackendError
 
@@ -339,16 +342,22 @@ def compile_device_ltoir(pyfunc: Callable[..., Any], signature: Any, symbol: str
 _PROVIDERS: dict[bytes, Callable[[], bytes] | None] = {}
 """Digests of provider LTO-IR (a link holding one starts with the layout module) -> how to compile it again
 when it came from the disk cache (see :func:`link_with_short_shared_pointers`)."""
+_TOOLKITS: dict[bytes, str] = {}
+"""Digests of provider LTO-IR -> the identity of the toolkit (nvJitLink included) it was compiled for."""
 
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def link_with_short_shared_pointers(ltoir: bytes, *, recompile: Callable[[], bytes] | None = None) -> bytes:
+def link_with_short_shared_pointers(
+    ltoir: bytes, *, toolkit: str, recompile: Callable[[], bytes] | None = None
+) -> bytes:
     """Have every kernel link that holds ``ltoir`` use 32-bit shared-memory pointers; returns ``ltoir``.
 
     See the comment above: a layout-only module goes first in such a link and sets its data layout.
+    ``toolkit`` is the identity of the toolkit ``ltoir`` was compiled for (its nvJitLink links the kernel):
+    part of the key of the linked kernel in the persistent cache (:func:`_complete_cached`).
     ``recompile`` (for bytes read from the disk cache): if such a link fails, it is called for fresh bytes
     (the provider evicts its entry and runs NVRTC again), which replace ``ltoir`` in one more link. So a
     cache entry that passed the cache's own checks but does not link costs one compile, not an error.
@@ -357,6 +366,7 @@ def link_with_short_shared_pointers(ltoir: bytes, *, recompile: Callable[[], byt
     digest = _digest(ltoir)
     if recompile is not None or digest not in _PROVIDERS:
         _PROVIDERS[digest] = recompile
+    _TOOLKITS[digest] = toolkit
     return ltoir
 
 
@@ -374,7 +384,7 @@ def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], byt
             if recompile is None:
                 codes.append(code)
                 continue
-            fresh = link_with_short_shared_pointers(recompile())
+            fresh = link_with_short_shared_pointers(recompile(), toolkit=_TOOLKITS.get(_digest(bytes(code.code)), ""))
             codes.append(ObjectCode.from_ltoir(fresh, name=getattr(code, "name", None) or "cuda_coop_provider"))
         for digest in recompiles:
             _PROVIDERS[digest] = None  # compiled again once; a later link of the same bytes fails as it is
@@ -382,6 +392,52 @@ def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], byt
         return type(linker).complete(linker)
     for digest in recompiles:
         _PROVIDERS[digest] = None  # these bytes link: nothing to compile again if a later link fails
+    return result
+
+
+def _link_inputs_key(linker: Any) -> str:
+    """:func:`~cuda_coop._provider._key.link_key` of what ``linker.complete()`` gives nvJitLink."""
+    inputs = [(str(o.code_type), str(getattr(o, "name", "") or ""), bytes(o.code)) for o in linker._object_codes]
+    toolkits = sorted({t for _, _, data in inputs if (t := _TOOLKITS.get(_digest(data)))})
+    return link_key(inputs, repr(linker._get_linker_options(ptx=False)), "\0".join(toolkits))
+
+
+def is_cuda_elf(data: bytes) -> bool:
+    """Whether ``data`` starts as a cubin does: a 64-bit ELF whose machine is CUDA (EM_CUDA, 190)."""
+    if len(data) < 20 or data[:5] != b"\x7fELF\x02":
+        return False
+    order = "little" if data[5] == 1 else "big"
+    return int.from_bytes(data[18:20], order) == 190
+
+
+def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], cache: DiskCache) -> Any:
+    """``linker.complete()`` through the persistent cache of linked kernels (``CUDA_COOP_ENABLE_CACHE``).
+
+    The key covers every module the link is given, its options and the nvJitLink library, so a hit is
+    the cubin this link would produce. A miss links (retrying with recompiled providers, as
+    :func:`_complete_or_recompile`) and stores the cubin under the key of the modules actually linked.
+    """
+    from cuda.core import ObjectCode
+
+    start = time.perf_counter()
+    linker._materialize_pending_cu()
+    key = _link_inputs_key(linker)
+    cubin = cache.get(key)
+    if cubin is not None and not is_cuda_elf(cubin):
+        _log.debug("cuda.coop: kernel link %s: the cached entry is not a CUDA ELF; linking again", key[:16])
+        cache.discard(key)
+        cubin = None
+    if cubin is not None:
+        linker._complete, linker._info_log, linker._error_log = True, "", ""
+        for digest in recompiles:
+            _PROVIDERS[digest] = None  # these bytes linked into the cached cubin
+        _log.debug("cuda.coop: kernel link %s: cache hit in %.3f s", key[:16], time.perf_counter() - start)
+        return ObjectCode.from_cubin(cubin, name=f"cuda_coop_kernel_{key[:16]}")
+    result = _complete_or_recompile(linker, recompiles) if recompiles else type(linker).complete(linker)
+    if recompiles:
+        key = _link_inputs_key(linker)  # another key if the retry compiled providers again: what was linked
+    cache.put(key, bytes(result.code))
+    _log.debug("cuda.coop: kernel link %s: linked and cached in %.3f s", key[:16], time.perf_counter() - start)
     return result
 
 
@@ -441,7 +497,10 @@ def _install_link_layout() -> None:
         others = [o for o, d in zip(codes, digests, strict=True) if d != previous]
         new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
         recompiles = {d: fn for d in digests if d is not None and (fn := _PROVIDERS.get(d)) is not None}
-        if recompiles:
+        cache = default_link_cache()
+        if cache is not None:
+            new.complete = functools.partial(_complete_cached, new, recompiles, cache)
+        elif recompiles:
             new.complete = functools.partial(_complete_or_recompile, new, recompiles)
         return new
 

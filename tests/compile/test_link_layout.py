@@ -45,7 +45,7 @@ def _device_ltoir(symbol: str) -> bytes:
 @pytest.fixture(scope="module")
 def modules() -> dict[str, bytes]:
     """Real LTO-IR: a kernel's stand-in, a provider's (registered as one), and an unrelated library's."""
-    provider = _seams.link_with_short_shared_pointers(_device_ltoir("cuda_coop_test_layout_provider"))
+    provider = _seams.link_with_short_shared_pointers(_device_ltoir("cuda_coop_test_layout_provider"), toolkit="")
     return {"kernel": _device_ltoir("cuda_coop_test_layout_kernel"), "provider": provider,
             "library": _device_ltoir("cuda_coop_test_layout_library")}
 

@@ -139,7 +139,7 @@ def test_cache_cli_in_a_fresh_process(tmp_path: Path, args: list[str]) -> None:
 # One process: compile a kernel for sm_90 (no GPU) with the provider cache as the environment says;
 # report the NVRTC calls of its provider and the linked kernel.
 KERNEL_SCRIPT = r"""
-import hashlib, json
+import hashlib, json, logging
 import numpy as np
 from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
@@ -147,25 +147,39 @@ import cuda.coop as coop
 from cuda.coop._provider._nvrtc import default_compiler
 from cuda.coop.numba_mlir import compile_kernel
 
+links = []  # how the kernel's link went, from the "kernel link <key>: <how> in <s> s" debug lines
+
+
+class Links(logging.Handler):
+    def emit(self, record):
+        if (message := record.getMessage()).startswith("cuda.coop: kernel link "):
+            links.append(message.split(": ")[-1].split(" in ")[0])
+
+
+logging.getLogger("cuda.coop").setLevel(logging.DEBUG)
+logging.getLogger("cuda.coop").addHandler(Links())
+SCALE = 1.0
+
 @cuda.jit
 def kernel(x, partial):
     items = cuda.local.array(4, np.float32)
     coop.block.load(x, items, offset=cuda.blockIdx.x * 512)
     total = coop.block.sum(items)
     if cuda.threadIdx.x == 0:
-        partial[cuda.blockIdx.x] = total
+        partial[cuda.blockIdx.x] = total * SCALE
 
 compiled = compile_kernel(kernel, (types.float32[::1], types.float32[::1]), block=128, arch="sm_90")
-print(json.dumps({"calls": default_compiler().calls, "sha": hashlib.sha256(compiled.cubin).hexdigest()}))
+sha = hashlib.sha256(compiled.cubin).hexdigest()
+print(json.dumps({"calls": default_compiler().calls, "sha": sha, "links": links}))
 """
 
 
-def _run_kernel(env: dict[str, str]) -> dict[str, object]:
+def _run_kernel(env: dict[str, str], *, scale: str = "1.0") -> dict[str, object]:
     env = {**env}
     env.pop("CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION", None)
+    script = KERNEL_SCRIPT.replace("SCALE = 1.0", f"SCALE = {scale}")
     proc = subprocess.run(
-        [sys.executable, "-c", KERNEL_SCRIPT], env=env, cwd=REPO, capture_output=True, text=True, timeout=300,
-        check=False,
+        [sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -192,5 +206,45 @@ def test_an_entry_that_does_not_link_is_recompiled_once_by_the_kernels_link(tmp_
         entry.write_bytes(encode_entry(key, payload))  # passes every entry check
         again = _run_kernel(env)
         assert again["calls"] == 1 and again["sha"] == first["sha"]
+        assert again["links"] == ["linked and cached"]  # the link of the bad entry was not a cache hit
         assert decode_entry(key, entry.read_bytes()) == good  # replaced by what NVRTC makes
-    assert _run_kernel(env) == {"calls": 0, "sha": first["sha"]}  # the good entry links: no compile
+    assert _run_kernel(env) == {"calls": 0, "sha": first["sha"], "links": ["cache hit"]}  # no compile, no link
+
+
+def _kernels(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "xdg" / "cccl" / "cuda-coop" / "kernels").rglob("*.cubin"))
+
+
+def test_a_linked_kernel_is_cached_keyed_by_everything_the_link_is_given(tmp_path: Path) -> None:
+    """A second process takes the kernel's cubin from the cache (no NVRTC, no nvJitLink); a constant of the
+    user's code that changes the kernel changes its key; a damaged entry is linked again and replaced."""
+    env = _env(tmp_path, enable=True)
+    first = _run_kernel(env)
+    assert first["calls"] == 1 and first["links"] == ["linked and cached"]
+    [entry] = _kernels(tmp_path)
+    good = entry.read_bytes()
+    assert decode_entry(entry.stem, good) is not None
+
+    assert _run_kernel(env) == {"calls": 0, "sha": first["sha"], "links": ["cache hit"]}
+
+    scaled = _run_kernel(env, scale="3.0")  # the same provider (a hit), another kernel
+    assert scaled["calls"] == 0 and scaled["links"] == ["linked and cached"] and scaled["sha"] != first["sha"]
+    assert len(_kernels(tmp_path)) == 2
+
+    cubin = decode_entry(entry.stem, good)
+    assert cubin is not None
+    not_elf = "the cached entry is not a CUDA ELF; linking again"
+    for damaged, links in (
+        (good[: len(good) // 2], ["linked and cached"]),  # fails the entry's own checks
+        (encode_entry(entry.stem, b"\x7fELF" + bytes(60)), [not_elf, "linked and cached"]),  # passes them
+    ):
+        entry.write_bytes(damaged)
+        again = _run_kernel(env)
+        assert again == {"calls": 0, "sha": first["sha"], "links": links}
+        assert decode_entry(entry.stem, entry.read_bytes()) == cubin  # replaced by what nvJitLink makes
+
+
+def test_disabled_cache_caches_no_kernel(tmp_path: Path) -> None:
+    result = _run_kernel(_env(tmp_path, enable=False))
+    assert result["calls"] == 1 and result["links"] == []
+    assert not _kernels(tmp_path)

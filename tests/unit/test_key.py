@@ -11,6 +11,7 @@ import pytest
 
 from cuda.coop._identity import fingerprint
 from cuda.coop._provider import MemoryCache, Provider, compile_options, normalize_arch
+from cuda.coop._provider._key import link_key
 from cuda.coop._provider._nvrtc import CompileResult
 from cuda.coop._specs import Request, UserOp, user_type
 from tests.helpers.fakes import TOOLCHAIN
@@ -147,3 +148,33 @@ def test_a_byte_of_a_header_changes_the_key(tmp_path: Path) -> None:
         )
     )
     assert before != after
+
+
+LINK_INPUTS = [("ltoir", "kernel", b"kernel-bytes"), ("ltoir", "cuda_coop_provider", b"provider-bytes")]
+SM90 = "LinkerOptions(arch='sm_90')"
+LINK_BASE = link_key(LINK_INPUTS, SM90, "toolkit-a")
+
+
+@pytest.mark.parametrize(
+    ("inputs", "options", "toolkit"),
+    [
+        ([("ltoir", "kernel", b"kernel-bytez"), LINK_INPUTS[1]], SM90, "toolkit-a"),
+        (LINK_INPUTS[::-1], SM90, "toolkit-a"),  # nvJitLink keeps the first module's data layout
+        ([LINK_INPUTS[0], ("ptx", "cuda_coop_provider", b"provider-bytes")], SM90, "toolkit-a"),
+        ([LINK_INPUTS[0], ("ltoir", "other", b"provider-bytes")], SM90, "toolkit-a"),
+        (LINK_INPUTS[:1], SM90, "toolkit-a"),
+        ([("ltoir", "kernel", b"kernel-"), ("ltoir", "bytes", b"provider-bytes")], SM90, "toolkit-a"),
+        (LINK_INPUTS, "LinkerOptions(arch='sm_100')", "toolkit-a"),
+        (LINK_INPUTS, SM90, "toolkit-b"),
+    ],
+    ids=["module bytes", "module order", "code type", "module name", "module count", "module boundary", "options",
+         "toolkit"],
+)
+def test_each_link_input_changes_the_link_key(inputs: list[tuple[str, str, bytes]], options: str, toolkit: str) -> None:
+    assert link_key(inputs, options, toolkit) != LINK_BASE
+
+
+def test_the_link_key_is_a_function_of_its_inputs() -> None:
+    again = [(t, n, bytes(bytearray(d))) for t, n, d in LINK_INPUTS]
+    assert link_key(again, SM90, "toolkit-a") == LINK_BASE
+    assert len(LINK_BASE) == 64 and int(LINK_BASE, 16) >= 0

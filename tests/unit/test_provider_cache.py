@@ -330,24 +330,31 @@ def _cli(args: list[str]) -> argparse.Namespace:
 def test_cache_cli_shows_and_clears(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    conf = _cache.CacheSettings(enabled=True, root=tmp_path)
+    providers, kernels = tmp_path / "providers", tmp_path / "kernels"
+    conf = _cache.CacheSettings(enabled=True, root=providers, kernels=kernels)
     monkeypatch.setattr(_cache, "_STATE", {"settings": conf})
-    DiskCache(tmp_path).put(KEY, bytes(2048))
+    DiskCache(providers).put(KEY, bytes(2048))
+    DiskCache(kernels, suffix=".cubin").put(KEY, bytes(4096))
+    DiskCache(kernels, suffix=".cubin").put(OTHER, bytes(4096))
     assert _cache_cli.run(_cli([])) == 0
     out = capsys.readouterr().out
-    assert "enabled" in out and str(tmp_path) in out and "entries       1" in out and "2.1 KiB" in out
+    assert "enabled" in out and str(providers) in out and "entries     1" in out and "2.1 KiB" in out
+    assert str(kernels) in out and "entries     2" in out and "8.2 KiB" in out
     assert _cache_cli.run(_cli(["--clear", "--json"])) == 0
     report = json.loads(capsys.readouterr().out)
+    cleared = {"entries": 0, "bytes": 0, "max_bytes": _cache.DEFAULT_MAX_BYTES}
+    freed = report["kernels"]["cleared_bytes"]
     assert report == {
         "enabled": True,
-        "directory": str(tmp_path),
         "problem": None,
-        "entries": 0,
-        "bytes": 0,
-        "max_bytes": _cache.DEFAULT_MAX_BYTES,
+        "directory": str(providers),
+        **cleared,
         "cleared": 1,
+        "cleared_bytes": report["cleared_bytes"],
+        "kernels": {**cleared, "directory": str(kernels), "cleared": 2, "cleared_bytes": freed},
     }
-    assert DiskCache(tmp_path).stats().entries == 0
+    assert report["cleared_bytes"] > 2048 and report["kernels"]["cleared_bytes"] > 8192  # entries hold a header
+    assert DiskCache(providers).stats().entries == 0 and DiskCache(kernels, suffix=".cubin").stats().entries == 0
 
 
 def test_recompile_evicts_the_entry_and_caches_what_nvrtc_makes(tmp_path: Path) -> None:
