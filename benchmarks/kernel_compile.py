@@ -16,8 +16,8 @@ Every measurement runs in a fresh Python process, with the persistent provider c
   first kernel with a new block shape, which is a new kernel (for contrast).
 - warm: a new process on the cache the cold one filled. A plain numba-cuda-mlir kernel (no cuda-coop)
   is launched first, so that the process is warm, then a second one (numba-cuda-mlir's own first
-  launch of a small kernel: the floor under a cache hit); then the first launch of each kernel (the
-  provider should be a cache hit).
+  launch of a small kernel); then the first launch of each kernel (the provider and the kernel's link
+  should be cache hits: no NVRTC, no nvJitLink).
 - exit: a new process, empty cache: the first kernel only (its compile started the PCH build), then
   the process exits; whether the build was still running is recorded.
 - baseline: a new process that imports and (with a GPU) creates the CUDA context, and compiles nothing.
