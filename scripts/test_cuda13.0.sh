@@ -2,7 +2,7 @@
 # The compile tests whose result depends on NVRTC's code generation, again against the oldest CUDA 13
 # release the numba-cuda-mlir-cu13 extra allows (13.0: NVRTC, nvJitLink, libNVVM and the CUDA headers;
 # scripts/cuda13.0-constraints.txt). NVRTC 13.0 declares 64-bit shared-memory pointers where 13.1 and
-# later declare 32-bit ones (see cuda_coop/numba_mlir/_seams.py), so a run on the newest release alone
+# later declare 32-bit ones (see cuda_coop/numba_mlir/_seams/_link.py), so a run on the newest release alone
 # does not show that a kernel gets nvcc's shared-memory addressing on every release we accept.
 # Installs the wheel scripts/_venv.sh built into .venv-cuda13.0; scripts/test.sh runs this after the tests.
 set -euo pipefail

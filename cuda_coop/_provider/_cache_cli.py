@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     """Print where the cache is, whether it is enabled, its entries and size; clear it with ``--clear``."""
     conf = settings()
     providers, kernels = _caches()
-    report = {"enabled": conf.enabled, "problem": providers.problem() or kernels.problem()}
+    report: dict[str, Any] = {"enabled": conf.enabled, "problem": providers.problem() or kernels.problem()}
     report.update(_report(providers, args.clear))
     report["kernels"] = _report(kernels, args.clear)
     if args.json:

@@ -2,7 +2,7 @@
 
 nvJitLink keeps the first module's data layout. numba-cuda-mlir's has 64-bit shared-memory pointers,
 and so has NVRTC 13.0's; a link holding a provider therefore starts with a layout-only module with
-32-bit shared pointers (``_seams.link_with_short_shared_pointers``). What that buys in SASS is checked
+32-bit shared pointers (``_seams._link.link_with_short_shared_pointers``). What that buys in SASS is checked
 against the nvcc twins in test_sass_parity.py (the shared accesses keep their immediate offsets) and
 on the GPU by every kernel of the GPU tier; here: the layout, the module for each arch, and the link order.
 """
@@ -18,19 +18,20 @@ from numba_cuda_mlir.lowering_utilities.llvm_utils import NVPTX64_DATALAYOUT
 from numba_cuda_mlir.numba_cuda import types
 
 from cuda.coop.numba_mlir import _seams
+from cuda.coop.numba_mlir._seams import _link as seams_link
 
 LTOIR_MAGIC = b"\xedCN\x7f"  # the NVVM LTO-IR container
 
 
 def test_the_layout_is_numba_cuda_mlirs_with_32_bit_shared_pointers() -> None:
-    specs = _seams.short_shared_layout().split("-")
+    specs = seams_link.short_shared_layout().split("-")
     assert "p3:32:32:32" in specs
     assert [s for s in specs if s != "p3:32:32:32"] == NVPTX64_DATALAYOUT.split("-")
 
 
 @pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120"])
 def test_the_layout_module_compiles_for(arch: str) -> None:
-    assert _seams.layout_ltoir(arch).startswith(LTOIR_MAGIC)
+    assert seams_link.layout_ltoir(arch).startswith(LTOIR_MAGIC)
 
 
 def _device_ltoir(symbol: str) -> bytes:
@@ -45,13 +46,13 @@ def _device_ltoir(symbol: str) -> bytes:
 @pytest.fixture(scope="module")
 def modules() -> dict[str, bytes]:
     """Real LTO-IR: a kernel's stand-in, a provider's (registered as one), and an unrelated library's."""
-    provider = _seams.link_with_short_shared_pointers(_device_ltoir("cuda_coop_test_layout_provider"), toolkit="")
+    provider = seams_link.link_with_short_shared_pointers(_device_ltoir("cuda_coop_test_layout_provider"), toolkit="")
     return {"kernel": _device_ltoir("cuda_coop_test_layout_kernel"), "provider": provider,
             "library": _device_ltoir("cuda_coop_test_layout_library")}
 
 
 def _order(link: object, modules: dict[str, bytes]) -> list[str]:
-    names = {code: name for name, code in modules.items()} | {_seams.layout_ltoir("sm_90"): "layout"}
+    names = {code: name for name, code in modules.items()} | {seams_link.layout_ltoir("sm_90"): "layout"}
     return [names[bytes(o.code)] for o in link._object_codes]  # type: ignore[attr-defined]
 
 

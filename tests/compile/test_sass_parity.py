@@ -10,7 +10,7 @@ What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
   links the kernel's LTO-IR first, whose layout has 64-bit shared pointers (as NVRTC 13.0's has), so
   the linked kernel computed each padded TempStorage address in 64 bits (``STS [R24]`` where the twin
   has ``STS [R23+0x400]``); a link holding a provider now starts with a layout-only module with 32-bit
-  shared pointers (``_seams.link_with_short_shared_pointers``, tests/compile/test_link_layout.py).
+  shared pointers (``_seams._link.link_with_short_shared_pointers``, tests/compile/test_link_layout.py).
   Tile sum: 248 instructions before, 200 after.
 - The instruction count is within 1.05x of the twin for ``histogram_sort_u8`` and
   ``tile_inclusive_sum_i32``. A tile's ``src[offset]`` is the array's data pointer plus ``offset`` items

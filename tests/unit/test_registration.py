@@ -173,7 +173,7 @@ def test_numba_mlir_seam_uses_the_rule() -> None:
     """The integration's own import-time gate calls the same function (no second copy of the rule)."""
     from pathlib import Path
 
-    seams = Path(_registration.__file__).resolve().parent / "numba_mlir" / "_seams.py"
+    seams = Path(_registration.__file__).resolve().parent / "numba_mlir" / "_seams" / "__init__.py"
     assert "_backend.supports(VERSION)" in seams.read_text()
 
 

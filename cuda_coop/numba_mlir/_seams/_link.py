@@ -1,0 +1,212 @@
+"""The kernel's link (numba-cuda-mlir 0.5.x ``linker.Linker``): 32-bit shared pointers, retry, cache.
+
+- :func:`link_with_short_shared_pointers` registers a provider's LTO-IR; a link that holds one starts
+  with a layout-only module (:func:`layout_ltoir`), see the comment below.
+- A link holding providers read from the disk cache is retried once, if it fails, with them compiled
+  again (:func:`_complete_or_recompile`).
+- With the persistent cache on, the linked cubin is kept under a key of everything the link is given
+  (:func:`_complete_cached`).
+
+Imported by the package after its version gate. Module state: ``_PROVIDERS`` and ``_TOOLKITS``
+(per process, keyed by LTO-IR digest); the wrapper is installed once (``functools.cache``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import logging
+import struct
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..._provider._cache import DiskCache, default_link_cache
+from ..._provider._key import link_key
+from ...errors import BackendError
+from . import VERSION, _backend
+
+_log = logging.getLogger("cuda.coop")
+
+# --- the linked kernel's data layout (numba-cuda-mlir 0.5.x) ---------------------------------------------
+#
+# nvJitLink's LTO link merges every module into the *first* one and keeps that module's data layout.
+# numba-cuda-mlir puts the kernel's LTO-IR first, and its layout (``NVPTX64_DATALAYOUT``) has no
+# "p3:32:32:32": shared-memory pointers are 64-bit in the linked module, so every CUB TempStorage
+# address is a sign-extended 64-bit computation (mul.wide.s32 + add.s64) that is not folded into the
+# immediate offsets nvcc's 32-bit shared pointers get. Putting the provider's LTO-IR first is not
+# enough: NVRTC 13.0 declares 64-bit shared pointers too (13.1 and later declare 32-bit ones). So a
+# link that holds a cuda-coop provider starts with a module of its own: no code, only numba-cuda-mlir's
+# layout with 32-bit shared pointers (nvcc's), compiled to LTO-IR by the libnvvm numba-cuda-mlir uses.
+# Measured (exchange f64 256x16, sm_90, NVRTC and nvJitLink 13.0): 206 SASS instructions with the
+# shared stores and loads addressed register by register; 161 with the layout module, every shared
+# access at the nvcc twin's immediate offset (the twin: 145); on an H200 the kernel ran 1.099x its
+# twin before.
+
+_PROVIDERS: dict[bytes, Callable[[], bytes] | None] = {}
+"""Digests of provider LTO-IR (a link holding one starts with the layout module) -> how to compile it again
+when it came from the disk cache (see :func:`link_with_short_shared_pointers`)."""
+_TOOLKITS: dict[bytes, str] = {}
+"""Digests of provider LTO-IR -> the identity of the toolkit (nvJitLink included) it was compiled for."""
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def link_with_short_shared_pointers(
+    ltoir: bytes, *, toolkit: str, recompile: Callable[[], bytes] | None = None
+) -> bytes:
+    """Have every kernel link that holds ``ltoir`` use 32-bit shared-memory pointers; returns ``ltoir``.
+
+    See the comment above: a layout-only module goes first in such a link and sets its data layout.
+    ``toolkit`` is the identity of the toolkit ``ltoir`` was compiled for (its nvJitLink links the kernel):
+    part of the key of the linked kernel in the persistent cache (:func:`_complete_cached`).
+    ``recompile`` (for bytes read from the disk cache): if such a link fails, it is called for fresh bytes
+    (the provider evicts its entry and runs NVRTC again), which replace ``ltoir`` in one more link. So a
+    cache entry that passed the cache's own checks but does not link costs one compile, not an error.
+    """
+    _install_link_layout()
+    digest = _digest(ltoir)
+    if recompile is not None or digest not in _PROVIDERS:
+        _PROVIDERS[digest] = recompile
+    _TOOLKITS[digest] = toolkit
+    return ltoir
+
+
+def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], bytes]]) -> Any:
+    """``linker.complete()``; if it fails, once more with the cached providers it holds compiled again."""
+    from cuda.core import ObjectCode
+
+    try:
+        result = type(linker).complete(linker)
+    except Exception as exc:
+        _log.debug("cuda.coop: a kernel link holding cached providers failed (%s); recompiling them", exc)
+        codes = []
+        for code in linker._object_codes:
+            recompile = recompiles.get(_digest(bytes(code.code))) if code.code_type == "ltoir" else None
+            if recompile is None:
+                codes.append(code)
+                continue
+            fresh = link_with_short_shared_pointers(recompile(), toolkit=_TOOLKITS.get(_digest(bytes(code.code)), ""))
+            codes.append(ObjectCode.from_ltoir(fresh, name=getattr(code, "name", None) or "cuda_coop_provider"))
+        for digest in recompiles:
+            _PROVIDERS[digest] = None  # compiled again once; a later link of the same bytes fails as it is
+        linker._object_codes = codes
+        return type(linker).complete(linker)
+    for digest in recompiles:
+        _PROVIDERS[digest] = None  # these bytes link: nothing to compile again if a later link fails
+    return result
+
+
+def _link_inputs_key(linker: Any) -> str:
+    """:func:`~cuda_coop._provider._key.link_key` of what ``linker.complete()`` gives nvJitLink."""
+    inputs = [(str(o.code_type), str(getattr(o, "name", "") or ""), bytes(o.code)) for o in linker._object_codes]
+    toolkits = sorted({t for _, _, data in inputs if (t := _TOOLKITS.get(_digest(data)))})
+    return link_key(inputs, repr(linker._get_linker_options(ptx=False)), "\0".join(toolkits))
+
+
+def is_cuda_elf(data: bytes) -> bool:
+    """Whether ``data`` starts as a cubin does: a 64-bit ELF whose machine is CUDA (EM_CUDA, 190)."""
+    if len(data) < 20 or data[:5] != b"\x7fELF\x02":
+        return False
+    machine: int = struct.unpack_from("<H" if data[5] == 1 else ">H", data, 18)[0]  # e_machine
+    return machine == 190
+
+
+def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], cache: DiskCache) -> Any:
+    """``linker.complete()`` through the persistent cache of linked kernels (``CUDA_COOP_ENABLE_CACHE``).
+
+    The key covers every module the link is given, its options and the nvJitLink library, so a hit is
+    the cubin this link would produce. A miss links (retrying with recompiled providers, as
+    :func:`_complete_or_recompile`) and stores the cubin under the key of the modules actually linked.
+    """
+    from cuda.core import ObjectCode
+
+    start = time.perf_counter()
+    linker._materialize_pending_cu()
+    key = _link_inputs_key(linker)
+    cubin = cache.get(key)
+    if cubin is not None and not is_cuda_elf(cubin):
+        _log.debug("cuda.coop: kernel link %s: the cached entry is not a CUDA ELF; linking again", key[:16])
+        cache.discard(key)
+        cubin = None
+    if cubin is not None:
+        linker._complete, linker._info_log, linker._error_log = True, "", ""
+        for digest in recompiles:
+            _PROVIDERS[digest] = None  # these bytes linked into the cached cubin
+        _log.debug("cuda.coop: kernel link %s: cache hit in %.3f s", key[:16], time.perf_counter() - start)
+        return ObjectCode.from_cubin(cubin, name=f"cuda_coop_kernel_{key[:16]}")
+    result = _complete_or_recompile(linker, recompiles) if recompiles else type(linker).complete(linker)
+    if recompiles:
+        key = _link_inputs_key(linker)  # another key if the retry compiled providers again: what was linked
+    cache.put(key, bytes(result.code))
+    _log.debug("cuda.coop: kernel link %s: linked and cached in %.3f s", key[:16], time.perf_counter() - start)
+    return result
+
+
+def short_shared_layout() -> str:
+    """numba-cuda-mlir's NVPTX data layout with 32-bit shared-memory pointers (``p3``), as nvcc's."""
+    from numba_cuda_mlir.lowering_utilities.llvm_utils import NVPTX64_DATALAYOUT
+
+    specs = NVPTX64_DATALAYOUT.split("-")
+    if not any(s.startswith("p3:") for s in specs):
+        generic = next((k for k, s in enumerate(specs) if s.startswith("p:")), 0)
+        specs.insert(generic + 1, "p3:32:32:32")
+    return "-".join(specs)
+
+
+@functools.cache
+def layout_ltoir(arch: str) -> bytes:
+    """LTO-IR for ``arch`` (``sm_90``, ``sm_90a``, ...) of a module with no code and :func:`short_shared_layout`."""
+    from numba_cuda_mlir.numba_cuda.cudadrv import nvvm
+
+    major, minor, debug_major, debug_minor = nvvm.NVVM().get_ir_version()
+    text = (
+        f'target datalayout = "{short_shared_layout()}"\n'
+        'target triple = "nvptx64-nvidia-cuda"\n'
+        "!nvvmir.version = !{!0}\n"
+        f"!0 = !{{i32 {major}, i32 {minor}, i32 {debug_major}, i32 {debug_minor}}}\n"
+    )
+    unit = nvvm.CompilationUnit({"arch": arch.replace("sm_", "compute_", 1), "gen_lto": None})
+    unit.add_module(text.encode())
+    return bytes(unit.compile())
+
+
+@functools.cache
+def _install_link_layout() -> None:
+    from cuda.core import ObjectCode
+    from numba_cuda_mlir import linker as _linker
+
+    cls: Any = _linker.Linker
+    original = cls.recreate_with_lto
+    if "kernel_ltoir" not in inspect.signature(original).parameters or not hasattr(cls(cc=(9, 0)), "_object_codes"):
+        raise BackendError(
+            f"cuda.coop.numba_mlir cannot set the kernel link's data layout in numba-cuda-mlir {VERSION}: its "
+            f"linker is not laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
+        )
+
+    def recreate_with_lto(
+        self: Any, lto: bool = True, ltoir_only: bool = False, kernel_ltoir: bytes | None = None
+    ) -> Any:
+        new = original(self, lto=lto, ltoir_only=ltoir_only, kernel_ltoir=kernel_ltoir)
+        if kernel_ltoir is None:
+            return new
+        codes = new._object_codes
+        digests = [_digest(bytes(o.code)) if getattr(o, "code_type", None) == "ltoir" else None for o in codes]
+        if not any(d in _PROVIDERS for d in digests):
+            return new
+        layout = layout_ltoir(new.arch)
+        previous = _digest(layout)  # a relinked link holds the layout module already
+        others = [o for o, d in zip(codes, digests, strict=True) if d != previous]
+        new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
+        recompiles = {d: fn for d in digests if d is not None and (fn := _PROVIDERS.get(d)) is not None}
+        cache = default_link_cache()
+        if cache is not None:
+            new.complete = functools.partial(_complete_cached, new, recompiles, cache)
+        elif recompiles:
+            new.complete = functools.partial(_complete_or_recompile, new, recompiles)
+        return new
+
+    cls.recreate_with_lto = recreate_with_lto
