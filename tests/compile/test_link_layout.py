@@ -75,3 +75,17 @@ def test_relinking_keeps_one_layout_module_first(modules: dict[str, bytes]) -> N
     again = _link(modules, "provider").recreate_with_lto(kernel_ltoir=modules["kernel"])  # type: ignore[attr-defined]
     assert _order(again, modules)[0] == "layout"
     assert _order(again, modules).count("layout") == 1
+
+
+def test_a_link_with_a_module_given_by_path_has_no_cache_key() -> None:
+    """A library linked by path (not bytes) is not in hand: such a link is linked, never cached."""
+    from types import SimpleNamespace
+
+    from cuda.coop.numba_mlir._seams._link import _link_inputs_key
+
+    def linker(*codes: object) -> object:
+        return SimpleNamespace(_object_codes=list(codes), _get_linker_options=lambda ptx: "options")
+
+    kernel = SimpleNamespace(code=b"kernel", code_type="ltoir", name="kernel")
+    assert _link_inputs_key(linker(kernel)) is not None
+    assert _link_inputs_key(linker(kernel, SimpleNamespace(code="/lib/libx.a", code_type="library", name="x"))) is None

@@ -100,9 +100,22 @@ def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], byt
     return result
 
 
-def _link_inputs_key(linker: Any) -> str:
-    """:func:`~cuda_coop._provider._key.link_key` of what ``linker.complete()`` gives nvJitLink."""
-    inputs = [(str(o.code_type), str(getattr(o, "name", "") or ""), bytes(o.code)) for o in linker._object_codes]
+def _complete(linker: Any, recompiles: dict[bytes, Callable[[], bytes]]) -> Any:
+    """The link itself: retried with recompiled providers if some came from the disk cache."""
+    return _complete_or_recompile(linker, recompiles) if recompiles else type(linker).complete(linker)
+
+
+def _link_inputs_key(linker: Any) -> str | None:
+    """:func:`~cuda_coop._provider._key.link_key` of what ``linker.complete()`` gives nvJitLink.
+
+    None when a module is given by its path rather than its bytes (a library the kernel links): its
+    contents are not in hand, so the link is not cached.
+    """
+    inputs = []
+    for code in linker._object_codes:
+        if not isinstance(code.code, bytes | bytearray | memoryview):
+            return None
+        inputs.append((str(code.code_type), str(getattr(code, "name", "") or ""), bytes(code.code)))
     toolkits = sorted({t for _, _, data in inputs if (t := _TOOLKITS.get(_digest(data)))})
     return link_key(inputs, repr(linker._get_linker_options(ptx=False)), "\0".join(toolkits))
 
@@ -127,6 +140,8 @@ def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], 
     start = time.perf_counter()
     linker._materialize_pending_cu()
     key = _link_inputs_key(linker)
+    if key is None:
+        return _complete(linker, recompiles)
     cubin = cache.get(key)
     if cubin is not None and not is_cuda_elf(cubin):
         _log.debug("cuda.coop: kernel link %s: the cached entry is not a CUDA ELF; linking again", key[:16])
@@ -138,11 +153,12 @@ def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], 
             _PROVIDERS[digest] = None  # these bytes linked into the cached cubin
         _log.debug("cuda.coop: kernel link %s: cache hit in %.3f s", key[:16], time.perf_counter() - start)
         return ObjectCode.from_cubin(cubin, name=f"cuda_coop_kernel_{key[:16]}")
-    result = _complete_or_recompile(linker, recompiles) if recompiles else type(linker).complete(linker)
-    if recompiles:
-        key = _link_inputs_key(linker)  # another key if the retry compiled providers again: what was linked
-    cache.put(key, bytes(result.code))
-    _log.debug("cuda.coop: kernel link %s: linked and cached in %.3f s", key[:16], time.perf_counter() - start)
+    result = _complete(linker, recompiles)
+    # Another key if the retry compiled providers again: the cubin is stored under what was linked.
+    linked = _link_inputs_key(linker) if recompiles else key
+    if linked is not None:
+        cache.put(linked, bytes(result.code))
+        _log.debug("cuda.coop: kernel link %s: linked and cached in %.3f s", linked[:16], time.perf_counter() - start)
     return result
 
 
@@ -181,7 +197,12 @@ def _install_link_layout() -> None:
 
     cls: Any = _linker.Linker
     original = cls.recreate_with_lto
-    if "kernel_ltoir" not in inspect.signature(original).parameters or not hasattr(cls(cc=(9, 0)), "_object_codes"):
+    laid_out = (
+        all(hasattr(cls, name) for name in ("complete", "_materialize_pending_cu", "_get_linker_options"))
+        and "kernel_ltoir" in inspect.signature(original).parameters
+        and hasattr(cls(cc=(9, 0)), "_object_codes")
+    )
+    if not laid_out:
         raise BackendError(
             f"cuda.coop.numba_mlir cannot set the kernel link's data layout in numba-cuda-mlir {VERSION}: its "
             f"linker is not laid out as in 0.5.x; install numba-cuda-mlir{_backend.supported}"
