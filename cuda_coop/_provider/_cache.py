@@ -13,7 +13,8 @@ Entry format (all integers little-endian)::
     | SHA-256(payload) | payload (LTO-IR, or a cubin)
 
 A read checks the magic, the format, that the key inside is the key asked for, the length and the
-checksum; any failure is a miss, and the entry is removed so the recompiled provider replaces it.
+checksum; any failure is a miss, and the entry is removed so the recompiled provider (or the relinked
+kernel) replaces it.
 Whether the payload links is checked by the kernel's link (``Provider.recompile``). The removal is guarded:
 the file is first renamed aside, and if it is not the very file that was read (another process
 replaced it meanwhile) it is linked back, so a fresh entry is never deleted.

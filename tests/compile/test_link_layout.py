@@ -77,15 +77,22 @@ def test_relinking_keeps_one_layout_module_first(modules: dict[str, bytes]) -> N
     assert _order(again, modules).count("layout") == 1
 
 
-def test_a_link_with_a_module_given_by_path_has_no_cache_key() -> None:
-    """A library linked by path (not bytes) is not in hand: such a link is linked, never cached."""
+def test_the_link_key_reads_every_linker_option_and_no_module_given_by_path() -> None:
+    """Each link option is in the key; a library linked by path (not bytes) is not in hand, so such a link is
+    linked, never cached."""
     from types import SimpleNamespace
+
+    from cuda.core import LinkerOptions
 
     from cuda.coop.numba_mlir._seams._link import _link_inputs_key
 
-    def linker(*codes: object) -> object:
-        return SimpleNamespace(_object_codes=list(codes), _get_linker_options=lambda ptx: "options")
+    def linker(*codes: object, **options: object) -> object:
+        linked = LinkerOptions(arch="sm_90", link_time_optimization=True, **options)
+        return SimpleNamespace(_object_codes=list(codes), _get_linker_options=lambda ptx: linked)
 
     kernel = SimpleNamespace(code=b"kernel", code_type="ltoir", name="kernel")
-    assert _link_inputs_key(linker(kernel)) is not None
+    base = _link_inputs_key(linker(kernel))
+    assert base is not None and base == _link_inputs_key(linker(kernel))
+    for option in ({"max_register_count": 32}, {"lineinfo": True}, {"ptxas_options": "-O1"}):
+        assert _link_inputs_key(linker(kernel, **option)) not in (base, None), option
     assert _link_inputs_key(linker(kernel, SimpleNamespace(code="/lib/libx.a", code_type="library", name="x"))) is None

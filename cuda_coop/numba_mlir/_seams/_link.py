@@ -13,6 +13,7 @@ Imported by the package after its version gate. Module state: ``_PROVIDERS`` and
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -117,7 +118,10 @@ def _link_inputs_key(linker: Any) -> str | None:
             return None
         inputs.append((str(code.code_type), str(getattr(code, "name", "") or ""), bytes(code.code)))
     toolkits = sorted({t for _, _, data in inputs if (t := _TOOLKITS.get(_digest(data)))})
-    return link_key(inputs, repr(linker._get_linker_options(ptx=False)), "\0".join(toolkits))
+    options = linker._get_linker_options(ptx=False)  # cuda.core's LinkerOptions: every field, by name
+    dataclass = dataclasses.is_dataclass(options) and not isinstance(options, type)
+    fields = dataclasses.asdict(options) if dataclass else vars(options)
+    return link_key(inputs, repr(sorted(fields.items())), "\0".join(toolkits))
 
 
 def is_cuda_elf(data: bytes) -> bool:
