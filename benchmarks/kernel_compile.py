@@ -233,6 +233,7 @@ class _Instruments:
 
 _PLANNED = re.compile(r"cuda\.coop: planned (\S+) in (\d+(?:\.\d+)?) s")
 _PROVIDER = re.compile(r"cuda\.coop: provider (\w+): (compiled|cache hit) in (\d+(?:\.\d+)?) s")
+_LINK = re.compile(r"cuda\.coop: kernel link (\w+): (linked and cached|cache hit) in (\d+(?:\.\d+)?) s")
 _NVRTC = re.compile(r"cuda\.coop: NVRTC (\S+) in (\d+(?:\.\d+)?) s \(pch=(True|False)\)")
 _PCH = re.compile(r"cuda\.coop: precompiled header (\S+) (?:ready|built inline): ok=(True|False)")
 _WAIT = re.compile(r"cuda\.coop: waited (\d+(?:\.\d+)?) s for precompiled header")
@@ -241,18 +242,21 @@ Interval = tuple[float, float]
 
 
 def parse_lines(lines: Sequence[tuple[float, str]]) -> dict[str, Any]:
-    """The planner, provider, NVRTC and PCH lines among ``(time written, message)`` pairs.
+    """The planner, provider, kernel link, NVRTC and PCH lines among ``(time written, message)`` pairs.
 
-    Intervals end when the line was written and last the seconds it reports.
+    Intervals end when the line was written and last the seconds it reports. ``origins`` says where each
+    provider came from (``nvrtc`` or ``cache``), ``links`` each linked kernel (``nvjitlink`` or ``cache``).
     """
-    out: dict[str, Any] = {"planner": [], "provider": [], "nvrtc": [], "origins": [], "pch": [], "pch_ready": [],
-                           "wait": []}
+    out: dict[str, Any] = {"planner": [], "provider": [], "nvrtc": [], "origins": [], "links": [], "pch": [],
+                           "pch_ready": [], "wait": []}
     for stamp, message in lines:
         if m := _PLANNED.search(message):
             out["planner"].append((stamp - float(m[2]), stamp))
         elif m := _PROVIDER.search(message):
             out["provider"].append((stamp - float(m[3]), stamp))
             out["origins"].append("nvrtc" if m[2] == "compiled" else "cache")
+        elif m := _LINK.search(message):
+            out["links"].append("cache" if m[2] == "cache hit" else "nvjitlink")
         elif m := _NVRTC.search(message):
             out["nvrtc"].append((stamp - float(m[2]), stamp))
             out["pch"].append(m[3] == "True")
@@ -299,9 +303,11 @@ def breakdown(total: float, raw: dict[str, Any]) -> dict[str, Any]:
         "pch": any(parsed["pch"]) if parsed["pch"] else None,
         "wait": sum(parsed["wait"]) if parsed["wait"] else None,
         "origins": parsed["origins"],
+        "links": parsed["links"],
         "frontend": exclusive(passes, planner + provider) if passes else None,
         "nvvm": exclusive(nvvm, provider) if raw["nvvm"] is not None else None,
-        "nvjitlink": exclusive(link, provider) if raw["nvjitlink"] is not None else None,
+        # A kernel taken from the link cache has no nvJitLink time to show (not 0: no link ran).
+        "nvjitlink": exclusive(link, provider) if raw["nvjitlink"] is not None and link else None,
         "lowering": exclusive(backend, provider + nvvm + link + planner) if backend else None,
         "load": exclusive(load, provider + nvvm + link) if raw.get("load") is not None else None,
     }
@@ -471,6 +477,7 @@ def summarize(reps: Sequence[dict[str, dict[str, Any]]]) -> dict[str, Any]:
                     row[field] = _median([p.get(field) for p in per])
             row["pch"] = [p.get("pch") for p in per]
             row["origins"] = sorted({o for p in per for o in p["origins"]})
+            row["links"] = sorted({o for p in per for o in p.get("links", ())})
             row["compiles"] = max(p["compiles"] for p in per)
             merged.append(row)
         return merged
@@ -559,7 +566,8 @@ def table(summary: dict[str, Any]) -> str:
                "process: first launch of each kernel")
     out.append(head)
     for row in summary["warm"]:
-        hit = "cache hit" if row["origins"] == ["cache"] else f"NOT a cache hit: {row['origins']}"
+        cached = row["origins"] == ["cache"] and row.get("links") == ["cache"]
+        hit = "cache hits" if cached else f"NOT all cache hits: providers {row['origins']}, link {row.get('links')}"
         over = row["total"] - summary["plain_again"]  # what cuda-coop adds to numba-cuda-mlir's own first launch
         than = f"{abs(over) * 1000:.1f} ms {'more' if over >= 0 else 'less'} than the plain kernel"
         out.append(line(row, f"{_verdict(row['total'], TARGET_HIT)} ({hit}; {than})"))

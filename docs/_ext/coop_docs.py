@@ -545,11 +545,6 @@ def _rst_doc(text: str) -> str:
     return " ".join(text.split())
 
 
-def _rst_doc(text: str) -> str:
-    """A spec's doc string (already reStructuredText inline markup) on one line of a table cell."""
-    return " ".join(text.split())
-
-
 def drop_stub_typehints(app: Sphinx, what: str, name: str, obj: object, *_: object) -> None:
     """Primitive stubs annotate every parameter ``Any`` (a kernel's types decide): show no types for them.
 

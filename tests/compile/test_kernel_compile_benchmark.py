@@ -24,13 +24,15 @@ def _bench() -> Any:
     return module
 
 
-def test_parse_lines_reads_the_planner_provider_nvrtc_and_pch_lines() -> None:
+def test_parse_lines_reads_the_planner_provider_link_nvrtc_and_pch_lines() -> None:
     bench = _bench()
     lines = [
         (10.0, "cuda.coop: planned _kernels.<locals>.sum_i32 in 0.125 s"),
         (11.0, "cuda.coop: NVRTC cuda_coop_0123456789abcdef.cu in 0.750 s (pch=True): -arch=sm_90 -rdc=true"),
         (11.5, "cuda.coop: provider 0123456789abcdef: compiled in 1.000 s"),
         (12.0, "cuda.coop: provider fedcba9876543210: cache hit in 0.040 s"),
+        (12.1, "cuda.coop: kernel link 0123456789abcdef: linked and cached in 0.050 s"),
+        (12.2, "cuda.coop: kernel link fedcba9876543210: cache hit in 0.001 s"),
         (12.5, "cuda.coop: precompiled header /tmp/cuda-coop-pch-x/k.pch ready: ok=False"),
         (12.6, "cuda.coop: waited 0.125 s for precompiled header /tmp/cuda-coop-pch-x/k.pch: ready=True"),
         (13.0, "cuda.coop: cache entry /x is unusable (short, 3 bytes); removing it"),
@@ -41,6 +43,7 @@ def test_parse_lines_reads_the_planner_provider_nvrtc_and_pch_lines() -> None:
     assert parsed["pch"] == [True]
     assert parsed["provider"] == [(10.5, 11.5), (12.0 - 0.04, 12.0)]
     assert parsed["origins"] == ["nvrtc", "cache"]
+    assert parsed["links"] == ["nvjitlink", "cache"]
     assert parsed["pch_ready"] == [False]
     assert parsed["wait"] == [0.125]
 
@@ -77,6 +80,14 @@ def test_breakdown_attributes_every_second_once() -> None:
     assert row["other"] == pytest.approx(4.0 - 2.6)
 
 
+def test_a_kernel_from_the_link_cache_has_no_nvjitlink_time() -> None:
+    bench = _bench()
+    raw = {"lines": [(2.0, "cuda.coop: kernel link ab: cache hit in 0.001 s")], "passes": [], "nvvm": [],
+           "nvjitlink": []}
+    row = bench.breakdown(0.05, raw)
+    assert row["nvjitlink"] is None and row["links"] == ["cache"]
+
+
 def test_breakdown_without_the_wrapped_calls_leaves_their_columns_empty() -> None:
     bench = _bench()
     row = bench.breakdown(0.5, {"lines": [], "passes": [], "nvvm": None, "nvjitlink": None})
@@ -101,11 +112,14 @@ def test_compile_only_run(tmp_path: Path) -> None:
     cold, warm = summary["cold"], summary["warm"]
     assert [r["kernel"] for r in cold] == [r["kernel"] for r in warm] == ["sum_i32", "scan_f32"]
     for row in cold:
-        assert row["origins"] == ["nvrtc"] and row["compiles"] == 1, row
+        assert row["origins"] == ["nvrtc"] and row["links"] == ["nvjitlink"] and row["compiles"] == 1, row
+        assert row["nvjitlink"] > 0, row
         assert 0 < row["nvrtc"] <= row["provider"] < row["total"], row
         assert row["planner"] is not None and row["frontend"] is not None and row["lowering"] is not None, row
     for row in warm:
         assert row["origins"] == ["cache"] and row["nvrtc"] is None and row["compiles"] == 1, row
+        assert row["links"] == ["cache"] and row["nvjitlink"] is None, row  # no NVRTC, no nvJitLink
+    assert "(cache hits;" in proc.stdout, proc.stdout
     for row in summary["new_grid"]:
         assert row["compiles"] == 0 and row.get("planner") is None, row
     assert summary["new_block_compiles"] == 1
