@@ -67,6 +67,7 @@ __all__ = [
     "ProviderCacheWarning",
     "default_cache",
     "default_link_cache",
+    "kernel_disk_cache",
     "settings",
 ]
 
@@ -456,7 +457,12 @@ def default_link_cache() -> DiskCache | None:
     There is no memory layer: numba-cuda-mlir keeps every kernel it linked in memory already.
     """
     conf = settings()
-    return DiskCache(conf.kernels, suffix=".cubin") if conf.enabled else None
+    return kernel_disk_cache(conf.kernels) if conf.enabled else None
+
+
+def kernel_disk_cache(root: Path) -> DiskCache:
+    """The on-disk cache of linked kernels (cubins) at ``root``."""
+    return DiskCache(root, DEFAULT_MAX_BYTES, suffix=".cubin")
 
 
 def _reset_for_tests() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._cache_dir import cache_dir
-from ._cache import _FIX, DEFAULT_MAX_BYTES, DiskCache, settings
+from ._cache import _FIX, DEFAULT_MAX_BYTES, DiskCache, kernel_disk_cache, settings
 
 __all__ = ["add_arguments", "diagnostics", "print_section", "run"]
 
@@ -25,7 +25,7 @@ _VAR = "CUDA_COOP_ENABLE_CACHE"
 def _caches() -> tuple[DiskCache, DiskCache]:
     """The provider cache and the linked-kernel cache, as the settings read at import place them."""
     conf = settings()
-    return DiskCache(conf.root, DEFAULT_MAX_BYTES), DiskCache(conf.kernels, DEFAULT_MAX_BYTES, suffix=".cubin")
+    return DiskCache(conf.root, DEFAULT_MAX_BYTES), kernel_disk_cache(conf.kernels)
 
 
 def diagnostics() -> dict[str, Any]:

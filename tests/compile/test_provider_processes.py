@@ -139,25 +139,16 @@ def test_cache_cli_in_a_fresh_process(tmp_path: Path, args: list[str]) -> None:
 # One process: compile a kernel for sm_90 (no GPU) with the provider cache as the environment says;
 # report the NVRTC calls of its provider and the linked kernel.
 KERNEL_SCRIPT = r"""
-import hashlib, json, logging
+import hashlib, json
 import numpy as np
 from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 import cuda.coop as coop
+from tests.helpers.link_log import record_links
 from cuda.coop._provider._nvrtc import default_compiler
 from cuda.coop.numba_mlir import compile_kernel
 
-links = []  # how the kernel's link went, from the "kernel link <key>: <how> in <s> s" debug lines
-
-
-class Links(logging.Handler):
-    def emit(self, record):
-        if (message := record.getMessage()).startswith("cuda.coop: kernel link "):
-            links.append(message.split(": ")[-1].split(" in ")[0])
-
-
-logging.getLogger("cuda.coop").setLevel(logging.DEBUG)
-logging.getLogger("cuda.coop").addHandler(Links())
+links = record_links()  # how each kernel link went: "cache hit", "linked and cached", ...
 SCALE = 1.0
 
 @cuda.jit

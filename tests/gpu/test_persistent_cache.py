@@ -22,22 +22,13 @@ pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
-import json, logging
+import json
 import numpy as np
 from numba_cuda_mlir import cuda
 import cuda.coop as coop
+from tests.helpers.link_log import record_links
 
-links = []
-
-
-class Links(logging.Handler):
-    def emit(self, record):
-        if (message := record.getMessage()).startswith("cuda.coop: kernel link "):
-            links.append(message.split(": ")[-1].split(" in ")[0])
-
-
-logging.getLogger("cuda.coop").setLevel(logging.DEBUG)
-logging.getLogger("cuda.coop").addHandler(Links())
+links = record_links()  # how each kernel link went: "cache hit", "linked and cached", ...
 
 THREADS, ITEMS, SCALE = 96, 3, 1
 TILE = THREADS * ITEMS
