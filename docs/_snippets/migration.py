@@ -1,7 +1,8 @@
 """The cuda-coop side of docs/migration.rst: each snippet is cut from here (``# example-begin <id>``).
 
 tests/compile/test_docs_snippets.py compiles every kernel in ``KERNELS`` for sm_90 without a GPU;
-tests/gpu/test_docs_snippets.py launches them and checks the results against NumPy (``check``).
+tests/gpu/test_docs_snippets.py launches them and checks the results against NumPy (``CHECKS``). The old
+code each snippet replaces is on the page itself; scripts/check_migration.py checks it against a cuda-cccl wheel.
 """
 
 from __future__ import annotations
@@ -64,6 +65,21 @@ def scan_tiles(x, y, tiles):
 # example-end prefix_op
 
 
+# example-begin merge_sort
+def descending(a, b):
+    return a > b
+
+
+@cuda.jit
+def sort_tiles(x, y):
+    keys = cuda.local.array(ITEMS, np.int32)
+    tile = cuda.blockIdx.x * cuda.blockDim.x * ITEMS
+    coop.block.load(x, keys, offset=tile)
+    coop.block.merge_sort(keys, descending)  # the comparison goes to the call; the sort is in place
+    coop.block.store(y, keys, offset=tile)
+# example-end merge_sort
+
+
 # example-begin warp
 @cuda.jit
 def warp_sums(x, out):
@@ -80,6 +96,7 @@ KERNELS: dict[str, tuple[Any, tuple[Any, ...], int]] = {
     "reduce": (block_max, (_i32, _i32), THREADS),
     "load_scan_store": (tile_scan, (_i32, _i32), THREADS),
     "prefix_op": (scan_tiles, (_i64, _i64, types.int32), THREADS),
+    "merge_sort": (sort_tiles, (_i32, _i32), THREADS),
     "warp": (warp_sums, (_i32, _i32), THREADS),
 }
 """Snippet id -> (kernel, argument types, block size)."""
@@ -108,6 +125,14 @@ def _check_prefix_op(rng: np.random.Generator, blocks: int) -> bool:
     return bool(np.array_equal(y.copy_to_host(), np.cumsum(x) - x))
 
 
+def _check_merge_sort(rng: np.random.Generator, blocks: int) -> bool:
+    x = rng.integers(-1000, 1000, blocks * THREADS * ITEMS, dtype=np.int32)
+    y = cuda.to_device(np.zeros_like(x))
+    sort_tiles[blocks, THREADS](cuda.to_device(x), y)
+    expected = np.sort(x.reshape(blocks, -1), axis=1)[:, ::-1].ravel()
+    return bool(np.array_equal(y.copy_to_host(), expected))
+
+
 def _check_warp(rng: np.random.Generator, blocks: int) -> bool:
     x = rng.integers(-1000, 1000, blocks * THREADS, dtype=np.int32)
     out = cuda.to_device(np.zeros(x.size // 32, np.int32))
@@ -119,6 +144,7 @@ CHECKS: dict[str, Callable[[np.random.Generator, int], bool]] = {
     "reduce": _check_reduce,
     "load_scan_store": _check_load_scan_store,
     "prefix_op": _check_prefix_op,
+    "merge_sort": _check_merge_sort,
     "warp": _check_warp,
 }
 """Snippet id -> launch it on the GPU and compare with NumPy (True when equal)."""
