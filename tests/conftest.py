@@ -7,6 +7,10 @@
   (a run that skipped them all would look green), unless the run allows it: with
   ``CUDA_COOP_TEST_ALLOW_NO_GPU`` truthy or ``CI=true`` they are skipped with the reason.
   Deselect them with ``-m "not gpu"``.
+
+Under ``CI=true`` nothing else may skip: a skipped test or module (a missing extra, tool or file) is
+reported as a failure with its reason (``tests/helpers/requires.py``), so a broken install cannot turn
+the compile tier into a green run of skips.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ import contextlib
 import functools
 import os
 import shutil
+import tempfile
 import warnings
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import requires
 
 # numba-cuda-mlir 0.5.x emits a NumPy DeprecationWarning while importing (np.timedelta64("nat")
 # on NumPy >= 2.3); import it once here, before pytest turns warnings into errors per test.
@@ -54,7 +61,7 @@ def _allowed_without_gpu() -> str | None:
     """Why this run may skip GPU tests (None: it may not)."""
     if _truthy(os.environ.get(ALLOW_NO_GPU)):
         return f"{ALLOW_NO_GPU} is set"
-    if os.environ.get("CI", "").strip().lower() == "true":
+    if requires.in_ci():
         return "CI=true (CI has no GPU; run `pytest -m gpu` on the device machine, see ../shared/device/README.md)"
     return None
 
@@ -65,6 +72,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         tier = Path(str(item.fspath)).parent.name
         if tier in _TIERS:
             item.add_marker(getattr(pytest.mark, tier))
+        if "site" in getattr(item, "fixturenames", ()):  # the docs, built once: one pytest-xdist worker reads them
+            item.add_marker(pytest.mark.xdist_group("docs"))
+
+
+_CACHE_HOMES: dict[str, str] = {}
+_PER_RUN = ("CUDA_COOP_ENABLE_CACHE", "CUDA_COOP_SOURCE_DUMP_DIR", "CUDA_COOP_PACK_PATH")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist registers it when installed; a run without xdist (-p no:xdist) must accept it too
+    config.addinivalue_line("markers", "xdist_group(name): tests run on one pytest-xdist worker (--dist loadgroup)")
+    # Hermetic caches: each process of the run (each pytest-xdist worker) has a cache directory of its own, and
+    # the caller's cache, dump and pack settings do not leak in; a test that wants them sets them (monkeypatch).
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    home = _CACHE_HOMES.setdefault(worker, tempfile.mkdtemp(prefix=f"cuda-coop-tests-{worker}-"))
+    os.environ["XDG_CACHE_HOME"] = home
+    for name in _PER_RUN:
+        os.environ.pop(name, None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _CACHE_HOMES.values():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _ci_skip_message(report: pytest.CollectReport | pytest.TestReport) -> str | None:
+    """Why a skip in a CI run is a failure (None: it is not a skip, the run is not CI's, or the test is GPU tier)."""
+    if not report.skipped or hasattr(report, "wasxfail") or not requires.in_ci():
+        return None
+    if "gpu" in getattr(report, "keywords", {}):
+        return None  # the GPU tier is skipped in CI by design (see pytest_collection_finish)
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return f"skipped under CI=true, where nothing may be skipped: {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    report = yield
+    if (message := _ci_skip_message(report)) is not None:
+        report.outcome, report.longrepr = "failed", message
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-untyped-def]
+    report = yield
+    if (message := _ci_skip_message(report)) is not None:
+        report.outcome, report.longrepr = "failed", message
+    return report
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import operator
 import re
-import shutil
 import subprocess
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,6 +29,7 @@ from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from cuda.coop.numba_mlir._inspect import _tool
 from tests.gpu import test_dtypes as gpu
+from tests.helpers import requires
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9]+)", re.M)
 
@@ -192,9 +191,7 @@ def _sum_kernel(item):
 
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Counter[str]]:
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(nvcc).is_file():
-        pytest.skip("nvcc is not installed (not on PATH, not /usr/local/cuda/bin/nvcc): the CUB twins cannot be built")
+    nvcc = requires.nvcc("the CUB twins")
     tmp = tmp_path_factory.mktemp("half_twins")
     (tmp / "twin.cu").write_text(_TWIN)
     cubin = tmp / "twin.cubin"

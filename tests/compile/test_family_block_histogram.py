@@ -25,6 +25,7 @@ from cuda.coop.numba_mlir import compile_kernel
 from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_histogram as sanitizer
 from tests.gpu import test_family_block_histogram as gpu
+from tests.helpers.subset import covering
 
 LTOIR_MAGIC = b"\xedCN\x7f"
 TYPES = [("uint8", "uint32"), ("uint16", "uint64"), ("int32", "int32"), ("int8", "int64"), ("uint64", "uint16")]
@@ -109,10 +110,17 @@ def _assert_inlined_or_spilled(compiled) -> None:  # type: ignore[no-untyped-def
     assert all(re.search(r'"Spill(Refill|Store)"', line) for line in local), f"local memory in SASS: {local[:3]}"
 
 
-@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
-def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
-    """Every GPU kernel: one per block and item count, holding every type pair the shape allows."""
-    compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
+COVERING = covering([(case, pair) for case in gpu.CASES for pair in case.pairs], lambda cp: cp[0].block,
+                    lambda cp: cp[0].ipt, lambda cp: cp[1].dtype, lambda cp: cp[1].counter, lambda cp: cp[1].bins,
+                    lambda cp: [k for k in ("sort", "atomic") if getattr(cp[1], k)])
+"""Every block shape, item count, sample and counter type, bin count and algorithm of the GPU tier's pairs, each
+pair a kernel of its own (the GPU tier's 21 kernels hold every pair their shape allows)."""
+
+
+@pytest.mark.parametrize("case_pair", COVERING, ids=lambda cp: f"{cp[0].id}-{cp[1].dtype}-{cp[1].counter}")
+def test_gpu_tier_kernels_compile(case_pair: tuple[gpu.Case, gpu.Pair]) -> None:
+    case, pair = case_pair
+    compiled = compile_kernel(gpu.make_kernel(case, (pair,)), gpu.signature(case, (pair,)), block=case.block)
     _assert_inlined_or_spilled(compiled)
 
 

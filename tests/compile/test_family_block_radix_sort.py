@@ -11,9 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +31,8 @@ from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_radix_sort as sanitizer
 from tests.gpu import test_family_block_radix_sort as gpu
 from tests.gpu import test_radix_sort_half as half
+from tests.helpers import requires
+from tests.helpers.subset import covering
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
 
@@ -148,7 +148,15 @@ def test_every_rank_algorithm_and_form_compiles_with_nvrtc(block: tuple[int, ...
     assert p.source.count("reinterpret_cast<int(&)[") > p.source.count(".RankKeys(")  # ranks and digit_prefix
 
 
-@pytest.mark.parametrize("case", half.CASES, ids=lambda c: c.id)
+HALF_COVERING = covering(half.CASES, "dtype", "block", "ipt", "descending", "output", "bits", "largest", "algorithm")
+RANK_COVERING = covering(gpu.RANK_CASES, "dtype", "block", "ipt", "radix_bits", "descending", "algorithm",
+                         lambda c: c.match)
+SORT_COVERING = covering(gpu.CASES, "dtype", "values", "block", "ipt", "descending", "output", "bits", "second",
+                         "index_type")
+"""The GPU tier's radix sort, half-key and rank kernels the compile tier compiles: every value of every axis."""
+
+
+@pytest.mark.parametrize("case", HALF_COVERING, ids=lambda c: c.id)
 def test_gpu_tier_half_key_kernels_compile(case: half.Case) -> None:
     """tests/gpu/test_radix_sort_half.py's kernels: float16/bfloat16 keys through radix_sort, argsort, top_k and
     radix_rank."""
@@ -161,7 +169,7 @@ def test_half_key_cases_cover_every_axis() -> None:
     half.test_model_is_numpys_order_without_nans_and_orders_nans_by_sign()
 
 
-@pytest.mark.parametrize("case", gpu.RANK_CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", RANK_COVERING, ids=lambda c: c.id)
 def test_gpu_tier_rank_kernels_compile(case: gpu.RankCase) -> None:
     compiled = compile_kernel(gpu.make_rank_kernel(case), gpu.rank_signature(case), block=case.block)
     if case.threads >= 1024 or case.ipt == 16:
@@ -200,7 +208,7 @@ sorts: the same two calls without them compile with no local memory, as their nv
 (``test_sort_then_argsort_has_no_local_memory_like_its_nvcc_twin``)."""
 
 
-@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", SORT_COVERING, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
     if case.threads >= 1024 or case.ipt == 16 or case.id in SPILLING:
@@ -266,9 +274,7 @@ def test_sort_then_argsort_has_no_local_memory_like_its_nvcc_twin(tmp_path) -> N
         k, i = getattr(types, np.dtype(key).name), getattr(types, np.dtype(index).name)
         kernel = _sort_then_argsort(8, math.prod(block), key, index)
         _assert_inlined(compile_kernel(kernel, (k[::1], types.int32[::1], k[::1], k[::1], i[::1]), block=block))
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(nvcc).is_file():
-        pytest.skip("nvcc is not installed: the twin half of the comparison cannot run")
+    nvcc = requires.nvcc("the twin half of the comparison")
     source = tmp_path / "twin.cu"
     source.write_text("#include <cub/block/block_radix_sort.cuh>\n" + get_primitive("block_argsort").support + _TWIN)
     result = subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", f"-I{coop.header_bundle().include_dir}",

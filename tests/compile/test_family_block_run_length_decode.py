@@ -25,6 +25,7 @@ from cuda.coop.numba_mlir import compile_kernel
 from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_run_length_decode as sanitizer
 from tests.gpu import test_family_block_run_length_decode as gpu
+from tests.helpers.subset import covering
 
 LTOIR_MAGIC = b"\xedCN\x7f"
 OVERLOADS = [f"{c}{r}{w}" for c in ("lengths", "offsets") for r in ("", "_relative") for w in ("", "_window")]
@@ -86,11 +87,17 @@ def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
     _assert_inlined(compile_kernel(decode_all, SIG, block=block))
 
 
-@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
-def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
-    """The wrappers inline (no CALL); these kernels decode three ways at once for every value dtype, so a few may
-    spill registers, which the single-decode kernel above never does."""
-    sass = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block).sass()
+COVERING = covering([run for case in gpu.CASES for run in case.run_list], "block", "runs", "decoded",
+                    lambda r: r.types[0], lambda r: r.types[1:])
+"""Every block shape, runs and decoded items per thread, value dtype and set of index types of the GPU tier's runs,
+each run a kernel of its own (the GPU tier's 25 kernels each hold a run of every value dtype)."""
+
+
+@pytest.mark.parametrize("run", COVERING, ids=lambda r: f"{r.block[0]}x{r.block[1]}x{r.block[2]}-{'-'.join(r.types)}")
+def test_gpu_tier_kernels_compile(run: gpu.Run) -> None:
+    """The wrappers inline (no CALL); a run decodes three ways at once, so it may spill registers, which the
+    single-decode kernel above never does."""
+    sass = compile_kernel(gpu.make_kernel(run), gpu.signature(run), block=run.block).sass()
     assert not re.search(r"\bCALL\b", sass)
 
 

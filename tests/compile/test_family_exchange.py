@@ -24,6 +24,7 @@ from tests.compile._family_nvrtc import compile_requests, every_overload
 from tests.gpu import _sanitizer_exchange
 from tests.gpu import test_family_exchange as gpu
 from tests.helpers.sass import assert_inlined
+from tests.helpers.subset import covering
 
 BLOCK_TYPES = [*BUILTIN_TYPES, user_type(12, 4), user_type(3, 1)]
 SHUFFLE_TYPES = ("int8", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -112,23 +113,23 @@ def _register_bound(case) -> bool:  # type: ignore[no-untyped-def]
     return bool(case.threads >= 256 or case.ipt == 16)
 
 
-def _compiled_here(case) -> bool:  # type: ignore[no-untyped-def]
-    """Every GPU block kernel (21, each holding every dtype), and every warp case but the 256-thread ones (each is a
-    slow compile)."""
-    if isinstance(case, gpu.WarpCase):
-        return case.threads < 256 or case.threads == 1024
-    return True
+BLOCK_COVERING = covering(
+    [gpu.BlockCase(c.block, c.ipt, (d,)) for c in gpu.BLOCK_CASES for d in c.dtypes], "block", "ipt", "dtypes"
+)
+"""Every block shape, item count and dtype of the GPU tier's block kernels, one dtype a kernel (the GPU tier's 21
+kernels each hold every dtype that fits)."""
+WARP_COVERING = covering(gpu.WARP_MATRIX, "dtype", "block", "width", "ipt", also=gpu.WARP_CASES[-2:])
+"""Every dtype, block shape, logical warp size and item count of the GPU tier's warp kernels, and the two widest."""
 
 
-@pytest.mark.parametrize("case", [c for c in gpu.BLOCK_CASES if _compiled_here(c)], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", BLOCK_COVERING, ids=lambda c: f"{c.id}-{c.dtypes[0]}")
 def test_gpu_block_kernel_compiles_inlined(case) -> None:
-    """No CALL; local memory only for register spills: a kernel holds every dtype's exchanges (one even spills at
-    128 threads x 1 item)."""
+    """No CALL and no local memory: one dtype's exchanges (the GPU tier's kernels, holding every dtype, may spill)."""
     assert_inlined(compile_kernel(gpu.make_block_kernel(case), gpu.block_signature(case), block=case.block),
-                    spills=True)
+                    spills=_register_bound(case))
 
 
-@pytest.mark.parametrize("case", [c for c in gpu.WARP_CASES if _compiled_here(c)], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", WARP_COVERING, ids=lambda c: c.id)
 def test_gpu_warp_kernel_compiles_inlined(case) -> None:
     assert_inlined(compile_kernel(gpu.make_warp_kernel(case), gpu.warp_signature(case), block=case.block),
                     spills=_register_bound(case))

@@ -25,6 +25,7 @@ from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_warp_load_store as sanitizer_kernel
 from tests.gpu import test_family_warp_load_store as gpu_matrix
+from tests.helpers.subset import covering
 
 LTOIR_MAGIC = b"\xedCN\x7f"
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
@@ -175,9 +176,14 @@ def test_gpu_matrix_covers_what_it_claims() -> None:
     gpu_matrix.test_reference_arrangements()
 
 
-@pytest.mark.parametrize("group", gpu_matrix.GROUPS, ids=gpu_matrix.group_id)
-def test_gpu_kernel_compiles(group) -> None:
-    compiled = compile_kernel(gpu_matrix.make_kernel(group), gpu_matrix.signature(group), block=group[0].block,
+COVERING = covering(gpu_matrix.CASES, "dtype", "block", "width", "ipt")
+"""Every dtype, block shape, logical warp size and item count of the GPU tier's runs, each run compiled as a kernel of
+its own (the GPU tier compiles its 31 multi-run kernels)."""
+
+
+@pytest.mark.parametrize("case", COVERING, ids=lambda c: c.id)
+def test_gpu_kernel_compiles(case) -> None:
+    compiled = compile_kernel(gpu_matrix.make_kernel((case,)), gpu_matrix.signature((case,)), block=case.block,
                               grid=gpu_matrix.GRID)
     assert compiled.cubin
 

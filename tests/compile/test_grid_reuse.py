@@ -9,7 +9,6 @@ dispatcher. The GPU tier (tests/gpu/test_grid_reuse.py) launches it with two gri
 
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -45,11 +44,9 @@ def _dispatcher() -> Any:
     return type(block_sums)(block_sums.py_func, targetoptions={**block_sums.targetoptions, "chip": "sm_90"})
 
 
-def _compile(dispatcher: Any, grid: int, block: int) -> tuple[Any, float]:
-    start = time.perf_counter()
+def _compile(dispatcher: Any, grid: int, block: int) -> Any:
     with _seams.assumed_compute_capability((9, 0)):
-        cres = dispatcher._compile_launch_config_signature(SIG, _key(grid, block))
-    return cres, time.perf_counter() - start
+        return dispatcher._compile_launch_config_signature(SIG, _key(grid, block))
 
 
 def _compiles(dispatcher: Any) -> int:
@@ -58,19 +55,18 @@ def _compiles(dispatcher: Any) -> int:
 
 def test_new_grid_same_block_is_not_recompiled() -> None:
     dispatcher = _dispatcher()
-    first, _ = _compile(dispatcher, grid=1, block=128)
-    again, seconds = _compile(dispatcher, grid=4096, block=128)
+    first = _compile(dispatcher, grid=1, block=128)
+    again = _compile(dispatcher, grid=4096, block=128)
     assert again is first, "a new grid with the same block recompiled the kernel"
     assert _compiles(dispatcher) == 1
     assert sum(dispatcher.launch_config_stats.cache_hits.values()) >= 1
-    assert seconds < 0.02, f"reusing the kernel for a new grid took {seconds * 1000:.1f} ms"
 
 
 def test_new_block_is_compiled() -> None:
     """The block shape specialises every primitive: a new block is a new kernel."""
     dispatcher = _dispatcher()
-    first, _ = _compile(dispatcher, grid=2, block=128)
-    other, _ = _compile(dispatcher, grid=2, block=256)
+    first = _compile(dispatcher, grid=2, block=128)
+    other = _compile(dispatcher, grid=2, block=256)
     assert other is not first and _compiles(dispatcher) == 2
     assert bytes(other.metadata["cubin"]) != bytes(first.metadata["cubin"])
 
@@ -81,10 +77,10 @@ def test_another_planner_keeps_grid_specialisation(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(wfp._planner_registry, "_foreign", True)
     dispatcher = _dispatcher()
-    first, _ = _compile(dispatcher, grid=1, block=128)
+    first = _compile(dispatcher, grid=1, block=128)
     monkeypatch.undo()  # launches must not take the pre-launch path for the rest of the session
     assert not first.metadata.get(_seams._BLOCK_ONLY)
-    again, _ = _compile(dispatcher, grid=3, block=128)
+    again = _compile(dispatcher, grid=3, block=128)
     assert again is not first and _compiles(dispatcher) == 2
 
 

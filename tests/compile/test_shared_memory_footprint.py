@@ -12,13 +12,14 @@ from __future__ import annotations
 import functools
 import importlib.util
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.helpers import requires
 
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 
@@ -53,10 +54,7 @@ int main()
 
 
 def _nvcc() -> str:
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(nvcc).is_file():
-        pytest.skip("nvcc is not installed (not on PATH, not /usr/local/cuda/bin/nvcc): no reference sizes")
-    return nvcc
+    return requires.nvcc("the reference sizes")
 
 
 @pytest.fixture(scope="module")

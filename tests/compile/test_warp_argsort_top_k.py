@@ -28,6 +28,7 @@ from tests.compile._family_nvrtc import compile_requests
 from tests.compile.test_numba_mlir import _instructions
 from tests.gpu import _sanitizer_ranking as ranking_sanitizer
 from tests.gpu import test_warp_argsort_top_k as gpu
+from tests.helpers.subset import covering
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
 WARPS = (32, 16, 8, 4, 2, 1)
@@ -63,7 +64,11 @@ def test_every_overload_direction_and_key_type_compiles_with_nvrtc(
     assert p.source.count("#define CUDA_COOP_RADIX_ORDER_DEFINED") == 2  # once per spec, guarded
 
 
-@pytest.mark.parametrize("case", gpu.CASES, ids=lambda c: c.id)
+COVERING = covering(gpu.CASES, "dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type")
+"""Every value of every axis of the GPU tier's warp argsort / top-k kernels."""
+
+
+@pytest.mark.parametrize("case", COVERING, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     """Inlined (no CALL); local memory only for register spills (the float64 x 8 items kernels keep four arrays
     live across the argsort), never for the sort's arrays themselves."""

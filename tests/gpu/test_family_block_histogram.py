@@ -169,14 +169,15 @@ PAIR_ARGS = ("x", "back", "out", "comp", "poison")
 each algorithm (the host's counts), and the counters' poison value."""
 
 
-def make_kernel(case: Case):  # type: ignore[no-untyped-def]
+def make_kernel(case: Case, pairs: tuple[Pair, ...] | None = None):  # type: ignore[no-untyped-def]
     """The case's kernel (compiled at its first launch): the arguments of each pair in turn (``PAIR_ARGS``), one
-    shared buffer per counter type, reused by the pairs one after the other (a device function each)."""
+    shared buffer per counter type, reused by the pairs one after the other (a device function each). ``pairs``:
+    some of the case's pairs only (the compile tier's one-pair kernels), else all of them."""
     import linecache
 
     from numba_cuda_mlir import cuda
 
-    pairs = case.pairs
+    pairs = case.pairs if pairs is None else pairs
     env: dict = {"cuda": cuda, "np": np}
     args, lines = [], []
     for c in COUNTERS:
@@ -188,24 +189,25 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
         names = [f"{a}{k}" for a in PAIR_ARGS]
         args += names
         lines.append(f"    count{k}({', '.join(names)}, sh_{pair.counter}, bid, tid)")
+    name = f"kernel_{case.id.replace('-', '_')}_{len(pairs)}"
     source = "\n".join([
-        f"def kernel_{case.id.replace('-', '_')}({', '.join(args)}):",
+        f"def {name}({', '.join(args)}):",
         "    bid = cuda.blockIdx.x",
         "    tid = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
         *lines,
     ]) + "\n"
-    filename = f"<block histogram kernel {case.id}>"
+    filename = f"<block histogram kernel {case.id} {pairs}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)  # one kernel whatever the number of pairs
-    return cuda.jit(env[f"kernel_{case.id.replace('-', '_')}"])
+    return cuda.jit(env[name])
 
 
-def signature(case: Case) -> tuple:  # type: ignore[type-arg]
+def signature(case: Case, pairs: tuple[Pair, ...] | None = None) -> tuple:  # type: ignore[type-arg]
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
     from numba_cuda_mlir.numba_cuda import types
 
     sig: list = []
-    for p in case.pairs:
+    for p in case.pairs if pairs is None else pairs:
         samples, counters = getattr(types, p.dtype), getattr(types, p.counter)
         sig += [samples[::1], samples[::1], counters[::1], counters[:, ::1], counters]
     return tuple(sig)

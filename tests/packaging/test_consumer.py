@@ -16,15 +16,13 @@ from pathlib import Path
 import pytest
 
 from cuda.coop import header_bundle
+from tests.helpers import requires
 
 CONSUMER = Path(__file__).parent / "consumer"
 
 
 def _nvcc() -> Path:
-    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(found).is_file():
-        pytest.skip("nvcc not found on PATH or in /usr/local/cuda/bin: the C++ consumer needs a CUDA toolkit")
-    return Path(found)
+    return Path(requires.nvcc("the C++ consumer"))
 
 
 def _build(tmp_path: Path, cccl_dir: Path | None = None) -> subprocess.CompletedProcess[str]:

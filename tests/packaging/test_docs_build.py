@@ -1,20 +1,16 @@
 """The documentation builds warning-free (``sphinx -W``, nitpicky) and shows what the tests run.
 
 Needs the ``docs`` extra (Sphinx, the theme, and the Numba-CUDA-MLIR backend that the API reference
-imports). Locally the build is skipped without it; in CI (CI=true) a missing extra is a failure.
+imports); the site is built once per session (``tests/packaging/conftest.py``). Locally the build is skipped
+without the extra; in CI (CI=true) a missing extra is a failure.
 """
 
 from __future__ import annotations
 
 import html
-import importlib.util
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 import cuda.coop
 from cuda.coop import _env, errors
@@ -28,28 +24,6 @@ import coop_sources  # noqa: E402
 
 PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues",
          "registration", "support_matrix", "migration", "performance")
-
-
-def _require(module: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        message = f"{module} is not installed: install the docs extra (pip install 'cuda-coop[docs]')"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    for module in ("sphinx", "furo", "numba_cuda_mlir"):
-        _require(module)
-    out = tmp_path_factory.mktemp("docs")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-E", "-q", "-b", "html",
-         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        capture_output=True, text=True, check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out / "html"
 
 
 def _text(site: Path, page: str) -> str:

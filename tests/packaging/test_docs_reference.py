@@ -1,44 +1,21 @@
 """The built site shows what the spec registry holds: one page per family, the family table, the
 support matrix, the migration table, and every example file.
 
-Builds the docs once (``sphinx -W``, nitpicky, about 6 s); needs the ``docs`` extra like
-test_docs_build.py: skipped locally without it, a failure in CI.
+Reads the site built once per session (``tests/packaging/conftest.py``); needs the ``docs`` extra: skipped
+locally without it, a failure in CI.
 """
 
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    for module in ("sphinx", "furo", "numba_cuda_mlir"):
-        if importlib.util.find_spec(module) is None:
-            message = f"{module} is not installed: install the docs extra (pip install 'cuda-coop[docs]')"
-            if os.environ.get("CI", "").lower() == "true":
-                pytest.fail(message)
-            pytest.skip(message)
-    out = tmp_path_factory.mktemp("docs")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-E", "-q", "-b", "html",
-         "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        capture_output=True, text=True, check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out / "html"
 
 
 def _text(site: Path, page: str) -> str:
