@@ -5,22 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from cuda.coop._provider import NvrtcCompiler, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request, UserOp
-from tests.compile._family_nvrtc import compile_requests, every_overload
+from tests.helpers.nvrtc import compile_requests, every_overload
 
 DTYPES = ("int8", "uint16", "int32", "uint64", "float16", "bfloat16", "float32", "float64", "complex64")
 OVERLOADS = every_overload("block_adjacent_difference")
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
-@pytest.fixture(scope="module")
-def compiler() -> NvrtcCompiler:
-    return NvrtcCompiler(pch=False)
 
 
 def _requests() -> list[Request]:

@@ -18,27 +18,24 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_histogram as sanitizer
 from tests.gpu import test_family_block_histogram as gpu
+from tests.helpers.nvrtc import compile_requests
+from tests.helpers.sass import assert_inlined
 from tests.helpers.subset import covering
 
-LTOIR_MAGIC = b"\xedCN\x7f"
 TYPES = [("uint8", "uint32"), ("uint16", "uint64"), ("int32", "int32"), ("int8", "int64"), ("uint64", "uint16")]
 ATOMIC_COUNTERS = ("int32", "uint32", "uint64")
 
 
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
 @pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
-def test_every_method_algorithm_and_type_compiles_with_nvrtc(block: tuple[int, ...], toolchain: Toolchain) -> None:
+def test_every_method_algorithm_and_type_compiles_with_nvrtc(
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
+) -> None:
     """One provider (one NVRTC call) per block shape holding every combination."""
     requests = [
         Request("block_histogram", method, "array", dtype=dtype, counter_type=counter, items_per_thread=ipt,
@@ -48,22 +45,18 @@ def test_every_method_algorithm_and_type_compiles_with_nvrtc(block: tuple[int, .
         for (dtype, counter), ipt, bins in zip(TYPES, (1, 4, 3, 2, 5), (256, 1000, 37, 100, 4000), strict=True)
         if algorithm == "sort" or counter in ATOMIC_COUNTERS
     ]
-    p = Provider(requests, block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
-                 cache=MemoryCache())
-    assert p.ltoir().startswith(LTOIR_MAGIC)
+    p = compile_requests(requests, toolchain, compiler, block)
     assert p.source.count(".Histogram(samples_in, counters);") == p.source.count(".Composite(samples_in, counters);")
 
 
 @pytest.mark.parametrize(("dtype", "block", "most"), [("uint16", (128,), 6080), ("uint64", (4, 4, 4), 6016)])
 def test_most_sort_bins_the_constraint_allows_compile(
-    dtype: str, block: tuple[int, ...], most: int, toolchain: Toolchain
+    dtype: str, block: tuple[int, ...], most: int, toolchain: Toolchain, compiler: NvrtcCompiler
 ) -> None:
     """The refusal of too many bins is exact: the largest count it allows fits (the unit tier refuses one more)."""
     request = Request("block_histogram", "histogram", "array", dtype=dtype, counter_type="uint32", items_per_thread=4,
                       bins=most)
-    p = Provider([request], block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
-                 cache=MemoryCache())
-    assert p.ltoir().startswith(LTOIR_MAGIC)
+    compile_requests([request], toolchain, compiler, block)
 
 
 BINS = 256
@@ -96,18 +89,8 @@ SIG = (types.uint8[::1], types.uint32[:, ::1], types.uint32[::1])
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 4)], ids=["1d", "2d", "3d"])
 def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
     compiled = compile_kernel(shared_and_global, SIG, block=block)
-    _assert_inlined(compiled)
+    assert_inlined(compiled)
     assert "call." not in compiled.ptx
-
-
-def _assert_inlined_or_spilled(compiled) -> None:  # type: ignore[no-untyped-def]
-    """No CALL; local loads and stores only where ptxas marks them as register spills (a 1024-thread block has 64
-    registers a thread, and 16 samples a thread need more)."""
-    lines = [line for line in compiled.sass().splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-    assert lines, "no SASS"
-    assert not [line for line in lines if re.search(r"\bCALL\b", line)], "CALL in SASS"
-    local = [line.strip() for line in lines if re.search(r"\b(LDL|STL)\b", line)]
-    assert all(re.search(r'"Spill(Refill|Store)"', line) for line in local), f"local memory in SASS: {local[:3]}"
 
 
 COVERING = covering([(case, pair) for case in gpu.CASES for pair in case.pairs], lambda cp: cp[0].block,
@@ -121,7 +104,7 @@ pair a kernel of its own (the GPU tier's 21 kernels hold every pair their shape 
 def test_gpu_tier_kernels_compile(case_pair: tuple[gpu.Case, gpu.Pair]) -> None:
     case, pair = case_pair
     compiled = compile_kernel(gpu.make_kernel(case, (pair,)), gpu.signature(case, (pair,)), block=case.block)
-    _assert_inlined_or_spilled(compiled)
+    assert_inlined(compiled, spills=True)  # 64 registers a thread at 1024 threads; 16 samples a thread need more
 
 
 def test_gpu_tier_covers_every_block_item_count_and_type() -> None:
@@ -191,20 +174,20 @@ def init_then_tiles(x, out, tiles):
 @pytest.mark.parametrize("block", [(128,), (33,), (16, 8), (4, 4, 4)], ids=["128", "33", "2d", "3d"])
 def test_init_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
     compiled = compile_kernel(init_then_tiles, (types.int16[::1], types.uint16[::1], types.int32), block=block)
-    _assert_inlined(compiled)
+    assert_inlined(compiled)
 
 
 COUNTERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 
 
 @pytest.mark.parametrize("block", [(33,), (16, 8), (4, 4, 4), (1024,)], ids=["33", "2d", "3d", "1024"])
-def test_init_compiles_for_every_counter_type(block: tuple[int, ...], toolchain: Toolchain) -> None:
+def test_init_compiles_for_every_counter_type(
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
+) -> None:
     """One provider per block (not multiples of 32, and 1024 threads): init of every counter type and a few bins."""
     requests = [Request("block_histogram", "histogram_init", "init", dtype=counter, bins=bins)
                 for counter in COUNTERS for bins in (1, 33, 4096)]
-    p = Provider(requests, block_dim=block, arch="sm_90", toolchain=toolchain, compiler=NvrtcCompiler(pch=False),
-                 cache=MemoryCache())
-    assert p.ltoir().startswith(LTOIR_MAGIC)
+    p = compile_requests(requests, toolchain, compiler, block)
     assert p.source.count(".InitHistogram(counters);") == len(requests) == p.source.count("BLOCK_HISTO_ATOMIC, ")
 
 
@@ -212,7 +195,7 @@ def test_init_compiles_for_every_counter_type(block: tuple[int, ...], toolchain:
 def test_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
     threads = block[0] * block[1] * block[2]
     sig = (types.uint16[::1], types.uint32[::1])
-    assert not re.search(r"\bCALL\b", compile_kernel(sanitizer.kernel_for(threads), sig, block=block).sass())
+    assert_inlined(compile_kernel(sanitizer.kernel_for(threads), sig, block=block), local=True)
 
 
 # --- misuse ------------------------------------------------------------------------------------------------------

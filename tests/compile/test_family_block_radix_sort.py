@@ -22,24 +22,19 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import NvrtcCompiler, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import DEFAULT, Request, get_primitive
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.compile._family_nvrtc import compile_requests
-from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_radix_sort as sanitizer
 from tests.gpu import test_family_block_radix_sort as gpu
 from tests.gpu import test_radix_sort_half as half
 from tests.helpers import requires
+from tests.helpers.nvrtc import compile_requests
+from tests.helpers.sass import assert_inlined
 from tests.helpers.subset import covering
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
 
 
 def _requests() -> list[Request]:
@@ -64,10 +59,10 @@ def _requests() -> list[Request]:
 
 @pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
 def test_every_overload_direction_output_and_key_type_compiles_with_nvrtc(
-    block: tuple[int, ...], toolchain: Toolchain
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
 ) -> None:
     """One provider (one NVRTC call) per block shape holding every combination."""
-    p = compile_requests(_requests(), toolchain, NvrtcCompiler(pch=False), block)
+    p = compile_requests(_requests(), toolchain, compiler, block)
     for name in ("SortDescendingBlockedToStriped(", ".Sort(", "ArgsortDescending(", "TopKSmallest(", "TopKLargest("):
         assert name in p.source, name
 
@@ -102,7 +97,7 @@ SIG = (types.uint32[::1], types.float32[::1], types.uint32[::1], types.int32[::1
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 4)], ids=["1d", "2d", "3d"])
 def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
     compiled = compile_kernel(every_primitive, SIG, block=block)
-    _assert_inlined(compiled)
+    assert_inlined(compiled)
     assert "call." not in compiled.ptx
 
 
@@ -124,7 +119,7 @@ def match_rank(keys_in, ranks_out, prefix_out):
 def test_match_rank_compiles_inlined() -> None:
     """256 digits on 128 threads: two digits a thread."""
     compiled = compile_kernel(match_rank, (types.float64[::1], types.int32[::1], types.int32[::1]), block=(128,))
-    _assert_inlined(compiled)
+    assert_inlined(compiled)
 
 
 def _rank_requests(block: tuple[int, ...]) -> list[Request]:
@@ -142,8 +137,10 @@ def _rank_requests(block: tuple[int, ...]) -> list[Request]:
 
 
 @pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
-def test_every_rank_algorithm_and_form_compiles_with_nvrtc(block: tuple[int, ...], toolchain: Toolchain) -> None:
-    p = compile_requests(_rank_requests(block), toolchain, NvrtcCompiler(pch=False), block)
+def test_every_rank_algorithm_and_form_compiles_with_nvrtc(
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
+) -> None:
+    p = compile_requests(_rank_requests(block), toolchain, compiler, block)
     assert bool(re.search(r"BlockRadixRankBits<[^;]*cub::RADIX_RANK_MATCH", p.source)) == (len(block) == 1)
     assert p.source.count("reinterpret_cast<int(&)[") > p.source.count(".RankKeys(")  # ranks and digit_prefix
 
@@ -172,10 +169,10 @@ def test_half_key_cases_cover_every_axis() -> None:
 @pytest.mark.parametrize("case", RANK_COVERING, ids=lambda c: c.id)
 def test_gpu_tier_rank_kernels_compile(case: gpu.RankCase) -> None:
     compiled = compile_kernel(gpu.make_rank_kernel(case), gpu.rank_signature(case), block=case.block)
-    if case.threads >= 1024 or case.ipt == 16:
-        _assert_inlined_or_spilled(compiled)
+    if case.threads >= 1024 or case.ipt == 16:  # 64 registers a thread at 1024; five arrays of 16 keys need more
+        assert_inlined(compiled, spills=True)
     else:
-        _assert_inlined(compiled)
+        assert_inlined(compiled)
 
 
 def test_rank_cases_cover_algorithms_blocks_and_digits_per_thread() -> None:
@@ -186,16 +183,6 @@ def test_rank_cases_cover_algorithms_blocks_and_digits_per_thread() -> None:
     assert any(gpu.tracked(c.radix_bits, c.threads) > 1 for c in cases)
     assert any(c.end - c.begin < c.radix_bits for c in cases)
     assert {c.dtype for c in cases} >= {"float32", "float64", "int64", "uint64", "int8"}
-
-
-def _assert_inlined_or_spilled(compiled) -> None:  # type: ignore[no-untyped-def]
-    """No CALL; local loads and stores only where ptxas marks them as register spills (a 1024-thread block has 64
-    registers a thread, and five arrays of 16 keys a thread need more)."""
-    lines = [line for line in compiled.sass().splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-    assert lines, "no SASS"
-    assert not [line for line in lines if re.search(r"\bCALL\b", line)], "CALL in SASS"
-    local = [line.strip() for line in lines if re.search(r"\b(LDL|STL)\b", line)]
-    assert all(re.search(r'"Spill(Refill|Store)"', line) for line in local), f"local memory in SASS: {local[:3]}"
 
 
 SPILLING = {
@@ -212,9 +199,9 @@ sorts: the same two calls without them compile with no local memory, as their nv
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
     if case.threads >= 1024 or case.ipt == 16 or case.id in SPILLING:
-        _assert_inlined_or_spilled(compiled)
+        assert_inlined(compiled, spills=True)
     else:
-        _assert_inlined(compiled)
+        assert_inlined(compiled)
 
 
 def _sort_then_argsort(ipt: int, threads: int, key: type, index: type):  # type: ignore[no-untyped-def]
@@ -273,7 +260,7 @@ def test_sort_then_argsort_has_no_local_memory_like_its_nvcc_twin(tmp_path) -> N
     for block, key, index in (((4, 4, 4), np.int8, np.int32), ((256, 1, 1), np.float32, np.int64)):
         k, i = getattr(types, np.dtype(key).name), getattr(types, np.dtype(index).name)
         kernel = _sort_then_argsort(8, math.prod(block), key, index)
-        _assert_inlined(compile_kernel(kernel, (k[::1], types.int32[::1], k[::1], k[::1], i[::1]), block=block))
+        assert_inlined(compile_kernel(kernel, (k[::1], types.int32[::1], k[::1], k[::1], i[::1]), block=block))
     nvcc = requires.nvcc("the twin half of the comparison")
     source = tmp_path / "twin.cu"
     source.write_text("#include <cub/block/block_radix_sort.cuh>\n" + get_primitive("block_argsort").support + _TWIN)
@@ -315,7 +302,7 @@ def test_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
     threads = math.prod(block)
     sig = (types.int32[::1], types.float32[::1], types.uint32[::1], types.float64[::1], types.int32[::1],
            types.int32[::1], types.float32[::1], types.int64[::1], types.float64[::1], types.int32[::1])
-    assert not re.search(r"\bCALL\b", compile_kernel(sanitizer.kernel_for(threads), sig, block=block).sass())
+    assert_inlined(compile_kernel(sanitizer.kernel_for(threads), sig, block=block), local=True)
 
 
 # --- misuse ------------------------------------------------------------------------------------------------------

@@ -18,21 +18,23 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.compile.test_numba_mlir import _assert_inlined
 from tests.gpu import _sanitizer_block_run_length_decode as sanitizer
 from tests.gpu import test_family_block_run_length_decode as gpu
+from tests.helpers.nvrtc import compile_requests
+from tests.helpers.sass import assert_inlined
 from tests.helpers.subset import covering
 
-LTOIR_MAGIC = b"\xedCN\x7f"
 OVERLOADS = [f"{c}{r}{w}" for c in ("lengths", "offsets") for r in ("", "_relative") for w in ("", "_window")]
 
 
 @pytest.mark.parametrize("block", [(128,), (33,), (4, 4, 4)], ids=["128", "33", "4x4x4"])
-def test_every_overload_compiles_with_nvrtc(block: tuple[int, ...]) -> None:
+def test_every_overload_compiles_with_nvrtc(
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
+) -> None:
     """One provider (one NVRTC call) per block shape with every overload, value and offset types mixed."""
     values = ("int8", "float64", "uint64", "int32", "float32", "uint16", "int64", "uint8")
     offsets = ("uint32", "int64", "int32", "uint64")
@@ -44,9 +46,7 @@ def test_every_overload_compiles_with_nvrtc(block: tuple[int, ...]) -> None:
         if "relative" in overload:
             params["relative_offset_type"] = ("uint16", "int32")[i % 2]
         requests.append(Request("block_run_length_decode", "run_length_decode", overload, **params))
-    p = Provider(requests, block_dim=block, arch="sm_90", toolchain=resolve_toolchain(),
-                 compiler=NvrtcCompiler(pch=False), cache=MemoryCache())
-    assert p.ltoir().startswith(LTOIR_MAGIC)
+    p = compile_requests(requests, toolchain, compiler, block)
     assert p.source.count(".RunLengthDecode(") == len(OVERLOADS)
 
 
@@ -84,7 +84,7 @@ SIG = (types.int32[::1], types.uint32[::1], types.int32[::1], types.uint32[::1],
 
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 4)], ids=["1d", "2d", "3d"])
 def test_kernel_compiles_inlined(block: tuple[int, ...]) -> None:
-    _assert_inlined(compile_kernel(decode_all, SIG, block=block))
+    assert_inlined(compile_kernel(decode_all, SIG, block=block))
 
 
 COVERING = covering([run for case in gpu.CASES for run in case.run_list], "block", "runs", "decoded",
@@ -97,8 +97,7 @@ each run a kernel of its own (the GPU tier's 25 kernels each hold a run of every
 def test_gpu_tier_kernels_compile(run: gpu.Run) -> None:
     """The wrappers inline (no CALL); a run decodes three ways at once, so it may spill registers, which the
     single-decode kernel above never does."""
-    sass = compile_kernel(gpu.make_kernel(run), gpu.signature(run), block=run.block).sass()
-    assert not re.search(r"\bCALL\b", sass)
+    assert_inlined(compile_kernel(gpu.make_kernel(run), gpu.signature(run), block=run.block), local=True)
 
 
 def test_gpu_tier_covers_the_wide_blocks_and_16_items() -> None:
@@ -124,7 +123,7 @@ def test_runs_over_the_shared_memory_are_refused() -> None:
 @pytest.mark.parametrize("block", sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))
 def test_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
     sig = (types.int32[::1], types.uint16[::1], types.int32[::1], types.int32[::1])
-    _assert_inlined(compile_kernel(sanitizer.kernel_for(block[0] * block[1] * block[2]), sig, block=block))
+    assert_inlined(compile_kernel(sanitizer.kernel_for(block[0] * block[1] * block[2]), sig, block=block))
 
 
 # --- misuse ------------------------------------------------------------------------------------------------------

@@ -16,13 +16,13 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import NvrtcCompiler, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import BUILTIN_TYPES, Request, user_type
 from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.compile._family_nvrtc import compile_requests, every_overload
 from tests.gpu import _sanitizer_exchange
 from tests.gpu import test_family_exchange as gpu
+from tests.helpers.nvrtc import compile_requests, every_overload
 from tests.helpers.sass import assert_inlined
 from tests.helpers.subset import covering
 
@@ -31,16 +31,6 @@ SHUFFLE_TYPES = ("int8", "uint16", "int32", "int64", "float16", "bfloat16", "flo
 WARP_STRIPED = ("warp_striped_to_blocked", "blocked_to_warp_striped")
 UNSLICED = ("scatter_to_striped_guarded", "scatter_to_striped_flagged")
 F32 = types.float32[::1]
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
-@pytest.fixture(scope="module")
-def compiler() -> NvrtcCompiler:
-    return NvrtcCompiler(pch=False)
 
 
 def _block_requests(block_threads: int) -> list[Request]:

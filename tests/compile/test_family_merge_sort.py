@@ -9,14 +9,13 @@ nvcc twin is needed to excuse a spill.
 from __future__ import annotations
 
 import inspect
-import re
 
 import numpy as np
 import pytest
 
-from cuda.coop._provider import NvrtcCompiler, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request, UserOp
-from tests.compile._family_nvrtc import compile_requests
+from tests.helpers.nvrtc import compile_requests
 
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 
@@ -28,21 +27,12 @@ from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_merge_sort as sanitizer
 from tests.gpu import test_family_merge_sort as gpu
+from tests.helpers.sass import assert_inlined
 
 OVERLOADS = ("keys", "pairs", "keys_valid", "pairs_valid", "keys_valid_default", "pairs_valid_default")
 KEY_TYPES = ("int8", "uint16", "int32", "uint64", "float16", "float32", "float64", "complex64")
 VALUE_TYPES = ("int32", "float64", "uint8", "complex128", "int64")
 COMPARES: tuple[object, ...] = ("<", ">", "user")
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
-@pytest.fixture(scope="module")
-def compiler() -> NvrtcCompiler:
-    return NvrtcCompiler(pch=False)
 
 
 def _requests(spec: str, extra: dict[str, object]) -> list[Request]:
@@ -96,15 +86,6 @@ def _spread(cases: list[gpu.Case]) -> list[gpu.Case]:
 CASES = _spread(gpu.BLOCK_CASES + gpu.WARP_CASES)
 
 
-def _assert_inlined(compiled) -> None:  # type: ignore[no-untyped-def]
-    lines = [line for line in compiled.sass().splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-    assert lines, "no SASS"
-    for op in ("CALL", "LDL", "STL"):
-        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)]
-        assert not offending, f"{op} in SASS: {offending[:3]}"
-    assert compiled.resource_usage().get("local", 0) == 0
-
-
 def test_the_subset_covers_the_gpu_matrix() -> None:
     every = gpu.BLOCK_CASES + gpu.WARP_CASES
     for axis in ("block", "dtype", "values", "ipt", "warp"):
@@ -114,7 +95,7 @@ def test_the_subset_covers_the_gpu_matrix() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_gpu_kernel_compiles_inlined(case: gpu.Case, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
-    _assert_inlined(compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block, grid=case.grid))
+    assert_inlined(compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block, grid=case.grid))
     (source,) = tmp_path.glob("*.cu")
     text = source.read_text()
     assert ("cub::WarpMergeSort<" if case.warp else "cub::BlockMergeSort<") in text
@@ -126,7 +107,7 @@ def test_gpu_kernel_compiles_inlined(case: gpu.Case, tmp_path, monkeypatch) -> N
 def test_sanitizer_kernel_compiles_inlined(block: tuple[int, int, int]) -> None:
     i32, f64 = types.int32[::1], types.float64[::1]
     sig = (i32, f64, i32, f64, i32, f64, i32, i32, i32)
-    _assert_inlined(compile_kernel(sanitizer.kernel_for(int(np.prod(block))), sig, block=block))
+    assert_inlined(compile_kernel(sanitizer.kernel_for(int(np.prod(block))), sig, block=block))
 
 
 SMEM_REFUSAL = r"static assertion failed.*exceeds the 48 KiB of static shared memory a block may have"

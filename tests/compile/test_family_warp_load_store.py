@@ -19,29 +19,20 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request, user_type
 from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_warp_load_store as sanitizer_kernel
 from tests.gpu import test_family_warp_load_store as gpu_matrix
+from tests.helpers.nvrtc import compile_requests
+from tests.helpers.sass import assert_inlined, instructions
 from tests.helpers.subset import covering
 
-LTOIR_MAGIC = b"\xedCN\x7f"
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 F32 = types.float32[::1]
 I32 = types.int32[::1]
 I64 = types.int64[::1]
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
-@pytest.fixture(scope="module")
-def compiler() -> NvrtcCompiler:
-    return NvrtcCompiler(pch=False)
 
 
 def _requests(dtype: object, ipt: int, threads: int) -> list[Request]:
@@ -72,26 +63,11 @@ def _requests(dtype: object, ipt: int, threads: int) -> list[Request]:
 def test_every_overload_and_algorithm_compiles_with_nvrtc(
     toolchain: Toolchain, compiler: NvrtcCompiler, dtype: object, ipt: int, threads: int, block: tuple[int, ...]
 ) -> None:
-    provider = Provider(_requests(dtype, ipt, threads), block_dim=block, arch="sm_90", toolchain=toolchain,
-                        compiler=compiler, cache=MemoryCache())
-    assert provider.ltoir().startswith(LTOIR_MAGIC)
+    provider = compile_requests(_requests(dtype, ipt, threads), toolchain, compiler, block)
     assert len(provider.symbols) == 5 * len(ALGORITHMS)
 
 
 # -- the DSL ---------------------------------------------------------------------------------------------------
-
-
-def _instructions(sass: str) -> list[str]:
-    return [line for line in sass.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-
-
-def _assert_inlined(compiled) -> None:
-    lines = _instructions(compiled.sass())
-    assert lines, "no SASS"
-    for op in ("CALL", "LDL", "STL"):
-        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)]
-        assert not offending, f"{op} in SASS: {offending[:3]}"
-    assert compiled.resource_usage().get("local", 0) == 0
 
 
 @cuda.jit
@@ -112,7 +88,7 @@ def every_algorithm(x, out, n):
 
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 8)], ids=["1d", "2d", "3d"])
 def test_every_algorithm_compiles_inlined(block: tuple[int, ...]) -> None:
-    _assert_inlined(compile_kernel(every_algorithm, (F32, F32, types.int64), block=block))
+    assert_inlined(compile_kernel(every_algorithm, (F32, F32, types.int64), block=block))
 
 
 @pytest.mark.parametrize("algorithm", ["vectorize", "direct"])
@@ -127,7 +103,7 @@ def test_vectorize_uses_vector_loads_and_stores(algorithm: str) -> None:
         coop.warp.store(out, items, offset=base, algorithm=ALGO)
 
     sass = compile_kernel(kernel, (F32, F32), block=32).sass()
-    wide = [line for line in _instructions(sass) if re.search(r"\b(LDG|STG)\.E\.128\b", line)]
+    wide = [line for line in instructions(sass) if re.search(r"\b(LDG|STG)\.E\.128\b", line)]
     assert bool(wide) == (algorithm == "vectorize"), wide
 
 

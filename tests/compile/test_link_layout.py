@@ -19,8 +19,7 @@ from numba_cuda_mlir.numba_cuda import types
 
 from cuda.coop.numba_mlir import _seams
 from cuda.coop.numba_mlir._seams import _link as seams_link
-
-LTOIR_MAGIC = b"\xedCN\x7f"  # the NVVM LTO-IR container
+from tests.helpers.nvrtc import LTOIR_MAGIC
 
 
 def test_the_layout_is_numba_cuda_mlirs_with_32_bit_shared_pointers() -> None:

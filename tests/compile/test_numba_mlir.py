@@ -6,8 +6,6 @@ memory); one kernel makes one NVRTC call; block shapes specialise; misuse gives 
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
@@ -19,23 +17,11 @@ from numba_cuda_mlir.numba_cuda import types
 import cuda.coop as coop
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
+from tests.helpers.sass import assert_inlined, instructions
 
 ITEMS = 4
 F32 = types.float32[::1]
 I32 = types.int32[::1]
-
-
-def _instructions(sass: str) -> list[str]:
-    return [line for line in sass.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", line)]
-
-
-def _assert_inlined(compiled) -> None:
-    lines = _instructions(compiled.sass())
-    assert lines, "no SASS"
-    for op in ("CALL", "LDL", "STL"):
-        offending = [line.strip() for line in lines if re.search(rf"\b{op}\b", line)]
-        assert not offending, f"{op} in SASS: {offending[:3]}"
-    assert compiled.resource_usage().get("local", 0) == 0
 
 
 @cuda.jit
@@ -70,13 +56,13 @@ def every_warp_primitive(x, out):
 @pytest.mark.parametrize("block", [(128,), (16, 8), (4, 4, 8)], ids=["1d", "2d", "3d"])
 def test_every_block_primitive_compiles_inlined(block) -> None:
     compiled = compile_kernel(every_block_primitive, (F32, F32, F32), block=block)
-    _assert_inlined(compiled)
+    assert_inlined(compiled)
     assert ".entry" in compiled.ptx and "call." not in compiled.ptx  # PTX after LTO: wrappers inlined
 
 
 @pytest.mark.parametrize("block", [(128,), (32, 4), (8, 4, 4)], ids=["1d", "2d", "3d"])
 def test_every_warp_primitive_compiles_inlined(block) -> None:
-    _assert_inlined(compile_kernel(every_warp_primitive, (F32, F32), block=block))
+    assert_inlined(compile_kernel(every_warp_primitive, (F32, F32), block=block))
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "uint64", "float64"])
@@ -92,7 +78,7 @@ def test_dtypes_compile(dtype: str) -> None:
         out[0] = coop.warp.reduce(items[0], "max")
 
     array = getattr(types, dtype)[::1]
-    _assert_inlined(compile_kernel(kernel, (array, array), block=64))
+    assert_inlined(compile_kernel(kernel, (array, array), block=64))
 
 
 def test_python_operator_is_compiled_and_inlined() -> None:
@@ -104,7 +90,7 @@ def test_python_operator_is_compiled_and_inlined() -> None:
         v = coop.block.reduce(x[cuda.threadIdx.x], absmax)
         out[0] = coop.warp.inclusive_scan(v, absmax)
 
-    _assert_inlined(compile_kernel(kernel, (F32, F32), block=64))
+    assert_inlined(compile_kernel(kernel, (F32, F32), block=64))
 
 
 def test_prefix_callback_compiles_inlined() -> None:
@@ -123,7 +109,7 @@ def test_prefix_callback_compiles_inlined() -> None:
             coop.block.exclusive_sum(items, prefix_op=running_total, prefix_state=total)
             coop.block.store(y, items, offset=tile * 128 * ITEMS)
 
-    _assert_inlined(compile_kernel(kernel, (I32, I32, types.int64), block=128))
+    assert_inlined(compile_kernel(kernel, (I32, I32, types.int64), block=128))
 
 
 def test_prefix_state_without_prefix_op_is_an_error() -> None:
@@ -154,7 +140,7 @@ def test_entry_block_calls_skip_barriers_no_earlier_call_needs() -> None:
         coop.block.store(out, items, algorithm="striped")
 
     def barriers(kernel) -> int:
-        return sum("BAR.SYNC" in line for line in _instructions(compile_kernel(kernel, (F32, F32), block=64).sass()))
+        return sum("BAR.SYNC" in line for line in instructions(compile_kernel(kernel, (F32, F32), block=64).sass()))
 
     assert barriers(entry) == 1
     assert barriers(after_transpose) == 3

@@ -9,26 +9,16 @@ from pathlib import Path
 import pytest
 
 from cuda.coop import _specs
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain
 from cuda.coop._provider._nvrtc import _compile
 from cuda.coop._specs import ArgKind, Request, TParamKind, UserCallback, UserOp, user_type
 from cuda.coop.errors import CompileError
 from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
+from tests.helpers.nvrtc import LTOIR_MAGIC
 
-LTOIR_MAGIC = b"\xedCN\x7f"
 TOOLKIT_CCCL = Path("/usr/local/cuda/include/cccl")
 REDUCE = Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16)
 SCAN = Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=4)
-
-
-@pytest.fixture(scope="session")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
-
-
-@pytest.fixture(scope="session")
-def compiler() -> NvrtcCompiler:
-    return NvrtcCompiler(pch=False)
 
 
 def _provider(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain, resolve_toolchain
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain
 from cuda.coop._provider._pch import can_fork
 from cuda.coop._specs import Request
 
@@ -20,11 +20,6 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="precompiled headers need
 REPO = Path(__file__).resolve().parents[2]
 REDUCE = Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16)
 SCAN = Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=4)
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
 
 
 def _provider(requests: list[Request], toolchain: Toolchain, compiler: NvrtcCompiler) -> Provider:

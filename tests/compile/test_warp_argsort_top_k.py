@@ -20,23 +20,18 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop._provider import NvrtcCompiler, Toolchain, resolve_toolchain
+from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import DEFAULT, Request
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from tests.compile._family_nvrtc import compile_requests
-from tests.compile.test_numba_mlir import _instructions
 from tests.gpu import _sanitizer_ranking as ranking_sanitizer
 from tests.gpu import test_warp_argsort_top_k as gpu
+from tests.helpers.nvrtc import compile_requests
+from tests.helpers.sass import assert_inlined
 from tests.helpers.subset import covering
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
 WARPS = (32, 16, 8, 4, 2, 1)
-
-
-@pytest.fixture(scope="module")
-def toolchain() -> Toolchain:
-    return resolve_toolchain()
 
 
 def _requests() -> list[Request]:
@@ -54,10 +49,10 @@ def _requests() -> list[Request]:
 
 @pytest.mark.parametrize("block", [(64,), (16, 8)], ids=["64", "16x8"])
 def test_every_overload_direction_and_key_type_compiles_with_nvrtc(
-    block: tuple[int, ...], toolchain: Toolchain
+    block: tuple[int, ...], toolchain: Toolchain, compiler: NvrtcCompiler
 ) -> None:
     """One provider (one NVRTC call) per block shape holding every combination."""
-    p = compile_requests(_requests(), toolchain, NvrtcCompiler(pch=False), block)
+    p = compile_requests(_requests(), toolchain, compiler, block)
     for name in (".Argsort(", ".ArgsortDescending(", ".TopKLargest(", ".TopKSmallest(", "RadixOrder<KeyT, true>",
                  "cuda_coop::WarpArgsort<__half, 3, 32, unsigned int>", "cuda_coop::WarpTopK<__nv_bfloat16, 8, 16, "):
         assert name in p.source, name
@@ -73,10 +68,7 @@ def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     """Inlined (no CALL); local memory only for register spills (the float64 x 8 items kernels keep four arrays
     live across the argsort), never for the sort's arrays themselves."""
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
-    lines = _instructions(compiled.sass())
-    assert lines and not [ln for ln in lines if re.search(r"\bCALL\b", ln)]
-    local = [ln.strip() for ln in lines if re.search(r"\b(LDL|STL)\b", ln) and "Spill" not in ln]
-    assert not local, local[:3]
+    assert_inlined(compiled, spills=True)
     assert "call." not in compiled.ptx
 
 
@@ -187,4 +179,4 @@ def test_ranking_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
     """tests/gpu/_sanitizer_ranking.py's kernel (radix_rank, warp top_k and argsort) compiles with no CALL."""
     i32, f32 = types.int32[::1], types.float32[::1]
     sig = (i32, f32, i32, i32, i32, i32, f32, i32, f32, i32)
-    assert not re.search(r"\bCALL\b", compile_kernel(ranking_sanitizer.kernel_for(block), sig, block=block).sass())
+    assert_inlined(compile_kernel(ranking_sanitizer.kernel_for(block), sig, block=block), local=True)

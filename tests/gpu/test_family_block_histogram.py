@@ -23,15 +23,12 @@ so there those pairs run ``"atomic"`` only, where their counters allow it.
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
+from tests.helpers.sanitizer import run_clean
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 ITEMS = (1, 4, 16)
@@ -303,14 +300,4 @@ def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch(
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str) -> None:
     """``tests/gpu/_sanitizer_block_histogram.py`` under compute-sanitizer: right results, nothing found."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
-               "tests.gpu._sanitizer_block_histogram"]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
-    output = (result.stdout + result.stderr).replace("\x00", " ")
-    assert "ALL OK" in output, f"the kernel did not run correctly under {tool}:\n{output[-6000:]}"
-    assert output.count("OK block_histogram ") == 2, output[-6000:]
-    counts = summary_counts(tool, output)
-    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
-    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+    run_clean("tests.gpu._sanitizer_block_histogram", tool, "block_histogram", 2)

@@ -27,16 +27,13 @@ Outputs are poisoned before the launch; every comparison is bit for bit (data mo
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
-from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
+from tests.helpers.sanitizer import run_clean
 
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 WIDTHS = (1, 2, 4, 8, 16, 32)
@@ -352,14 +349,4 @@ def test_refused_logical_warps(threads: int, block: tuple[int, int, int]) -> Non
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str) -> None:
     """``tests/gpu/_sanitizer_warp_load_store.py`` under compute-sanitizer: right results, nothing found."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
-               "tests.gpu._sanitizer_warp_load_store"]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
-    output = (result.stdout + result.stderr).replace("\x00", " ")  # NULs for spaces seen under the sanitizer
-    assert "ALL OK" in output, f"the kernel did not run correctly under {tool}:\n{output[-6000:]}"
-    assert output.count("OK warp_load_store ") == 2, output[-6000:]
-    counts = summary_counts(tool, output)
-    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
-    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+    run_clean("tests.gpu._sanitizer_warp_load_store", tool, "warp_load_store", 2)

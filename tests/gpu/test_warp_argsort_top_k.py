@@ -29,9 +29,6 @@ on logical warps of 8, three tiles a block; blocks of 128 and 8x3x2 = 48 threads
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +36,7 @@ import numpy as np
 import pytest
 
 from tests.gpu.test_family_block_radix_sort import order
-from tests.gpu.test_sanitizer import ROOT, _sanitizer, summary_counts
+from tests.helpers.sanitizer import run_clean
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -286,14 +283,4 @@ def test_reference_matches_numpy() -> None:
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str) -> None:
     """``tests/gpu/_sanitizer_ranking.py`` under compute-sanitizer: right results, nothing found."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    command = [_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m",
-               "tests.gpu._sanitizer_ranking"]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=540, check=False)
-    output = (result.stdout + result.stderr).replace("\x00", " ")
-    assert "ALL OK" in output, f"the kernels did not run correctly under {tool}:\n{output[-6000:]}"
-    assert output.count("OK ranking ") == 2, output[-6000:]
-    counts = summary_counts(tool, output)
-    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
-    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+    run_clean("tests.gpu._sanitizer_ranking", tool, "ranking", 2)

@@ -7,13 +7,13 @@ import inspect
 import pytest
 
 import cuda.coop as coop
-from cuda.coop._provider import plan, render
 from cuda.coop._specs import Request, bind
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_requests
 
 
 def _source(*requests: Request, block: tuple[int, ...] = (128,)) -> str:
-    return render(plan(list(requests), block), cccl_version=3006000, headers=())
+    return render_requests(requests, block, headers=())
 
 
 @pytest.mark.parametrize("stub", [coop.block.sum, coop.block.reduce, coop.warp.sum, coop.warp.reduce])

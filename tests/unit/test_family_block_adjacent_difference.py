@@ -8,12 +8,11 @@ import operator
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import Request, UserOp, bind, get_primitive
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_requests
 
-CCCL = 3006000
 SPEC = get_primitive("block_adjacent_difference")
 OVERLOADS = [(m.name, o.name) for m in SPEC.methods for o in m.overloads]
 
@@ -21,10 +20,6 @@ OVERLOADS = [(m.name, o.name) for m in SPEC.methods for o in m.overloads]
 def _request(method: str, overload: str, **kw: object) -> Request:
     params: dict[str, object] = {"dtype": "int32", "items_per_thread": 4, "op": UserOp("diff"), **kw}
     return Request("block_adjacent_difference", method, overload, **params)
-
-
-def _text(requests: list[Request], block: tuple[int, ...] = (128,)) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
 
 
 def test_spec_follows_cub() -> None:
@@ -50,7 +45,7 @@ def test_spec_follows_cub() -> None:
 @pytest.mark.parametrize(("method", "overload"), OVERLOADS)
 def test_every_overload_renders_cubs_argument_order(method: str, overload: str) -> None:
     request = _request(method, overload, **({"count_type": "int64"} if "valid" in overload else {}))
-    text = _text([request], (16, 8))
+    text = render_requests([request], (16, 8))
     cpp = SPEC.method(method).cpp
     args = ["x_in", "reinterpret_cast<int(&)[4]>(*output)", "cuda_coop_", "::op_0_op{}"]
     call = text[text.index(f".{cpp}(") :].split(";")[0]

@@ -8,12 +8,11 @@ import operator
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import KnownOp, Request, UserOp, bind, coerce_operator, get_primitive
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_requests
 
-CCCL = 3006000
 SPEC = get_primitive("block_discontinuity")
 OVERLOADS = [(m.name, o.name) for m in SPEC.methods for o in m.overloads]
 
@@ -24,7 +23,7 @@ def _request(method: str, overload: str, **kw: object) -> Request:
 
 
 def _call(method: str, overload: str, **kw: object) -> str:
-    text = render(plan([_request(method, overload, **kw)], (4, 4, 4)), cccl_version=CCCL, headers=_specs.headers())
+    text = render_requests([_request(method, overload, **kw)], (4, 4, 4))
     cpp = SPEC.method(method).cpp
     return text[text.index(f".{cpp}(") + len(cpp) + 2 :].split(");")[0]
 

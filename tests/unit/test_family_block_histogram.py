@@ -8,21 +8,18 @@ Regenerate the golden after an intended change with
 from __future__ import annotations
 
 import inspect
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import ArgKind, Request, bind, get_primitive
 from cuda.coop._specs.block_histogram import BlockHistogramAlgorithm
 from cuda.coop.errors import SpecError, UsageError
+from tests.helpers.golden import after_preamble, check_golden, render_requests
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "block_histogram_2d.cu"
-CCCL = 3006000
 HEADER = Path(coop.__file__).parent / "_headers" / "include" / "cub" / "block" / "block_histogram.cuh"
 METHODS = ("histogram", "histogram_composite")
 
@@ -31,10 +28,6 @@ def _request(method: str = "histogram", **kw: object) -> Request:
     params: dict[str, object] = {"dtype": "uint8", "items_per_thread": 4, "bins": 256, "counter_type": "uint32"}
     params.update(kw)
     return Request("block_histogram", method, "array", **params)
-
-
-def _render(requests: list[Request], block: tuple[int, ...]) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
 
 
 def test_algorithm_enum_is_cubs() -> None:
@@ -75,7 +68,8 @@ def test_template_parameters_in_cubs_order() -> None:
 @pytest.mark.parametrize("algorithm", ["sort", "atomic"])
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_and_algorithm_renders(method: str, algorithm: str) -> None:
-    text = _render([_request(method, algorithm=algorithm, dtype="uint16", bins=300, items_per_thread=3)], (64, 2))
+    request = _request(method, algorithm=algorithm, dtype="uint16", bins=300, items_per_thread=3)
+    text = render_requests([request], (64, 2))
     cpp = "Histogram" if method == "histogram" else "Composite"
     algo = "cub::BLOCK_HISTO_SORT" if algorithm == "sort" else "cub::BLOCK_HISTO_ATOMIC"
     assert f"cub::BlockHistogram<unsigned short, 64, 3, 300, {algo}, 2, 1>;" in text
@@ -101,18 +95,14 @@ def test_wrapper_c_abi(dtype: str, counter_type: str, declaration: str) -> None:
 
 def test_golden_2d() -> None:
     """Everything after the include preamble: both methods and algorithms in a 2-D block."""
-    text = _render(
+    text = render_requests(
         [
             _request("histogram", algorithm="sort"),
             _request("histogram_composite", algorithm="atomic", dtype="int16", bins=100, counter_type="uint64"),
         ],
         (16, 8),
     )
-    text = text[text.index("\nstatic_assert(CCCL_VERSION") + 1 :]  # the include preamble grows with every family
-    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert GOLDEN.is_file(), f"missing golden {GOLDEN}; run with CUDA_COOP_UPDATE_GOLDENS=1"
-    assert text == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+    check_golden("block_histogram_2d", after_preamble(text))  # the include preamble grows with every family
 
 
 @pytest.mark.parametrize("counter_type", ["int8", "uint8", "int16", "uint16", "int64"])
@@ -197,9 +187,10 @@ def test_init_renders_and_needs_no_storage(counter_type: str) -> None:
     """InitHistogram depends on the counters, bins and block only: the class is fixed at one sample of the
     counters' type and ``"atomic"``, whose storage is empty (no shared memory, no leading barrier), for every
     counter type (the atomic-counter rule is about adding, which init does not do)."""
-    b = bind(Request("block_histogram", "histogram_init", "init", dtype=counter_type, bins=300), (16, 8))
+    request = Request("block_histogram", "histogram_init", "init", dtype=counter_type, bins=300)
+    b = bind(request, (16, 8))
     assert b.values["algorithm"] is BlockHistogramAlgorithm.BLOCK_HISTO_ATOMIC and b.values["items_per_thread"] == 1
-    text = _render([Request("block_histogram", "histogram_init", "init", dtype=counter_type, bins=300)], (16, 8))
+    text = render_requests([request], (16, 8))
     cpp = b.values["dtype"].cpp
     assert f"cub::BlockHistogram<{cpp}, 16, 1, 300, cub::BLOCK_HISTO_ATOMIC, 8, 1>;" in text
     assert ".InitHistogram(counters);" in text and f"({cpp}* counters)" in text

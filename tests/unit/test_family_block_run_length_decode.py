@@ -8,19 +8,15 @@ Regenerate the golden after an intended change with
 from __future__ import annotations
 
 import inspect
-import os
-from pathlib import Path
 
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import ArgKind, Request, bind, get_primitive
 from cuda.coop.errors import SpecError, UsageError
+from tests.helpers.golden import after_preamble, check_golden, render_requests
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "block_run_length_decode_3d.cu"
-CCCL = 3006000
 OVERLOADS = [
     f"{ctor}{rel}{win}" for ctor in ("lengths", "offsets") for rel in ("", "_relative") for win in ("", "_window")
 ]
@@ -33,10 +29,6 @@ def _request(overload: str = "lengths", **kw: object) -> Request:
         params["relative_offset_type"] = "uint16"
     params.update(kw)
     return Request("block_run_length_decode", "run_length_decode", overload, **params)
-
-
-def _render(requests: list[Request], block: tuple[int, ...]) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
 
 
 def test_template_parameters_in_cubs_order() -> None:
@@ -78,7 +70,7 @@ def test_every_overload_is_selected_by_its_arguments() -> None:
 
 @pytest.mark.parametrize("overload", OVERLOADS)
 def test_every_overload_renders(overload: str) -> None:
-    text = _render([_request(overload)], (128,))
+    text = render_requests([_request(overload)], (128,))
     assert "cub::BlockRunLengthDecode<int, 128, 2, 4, unsigned int, 1, 1>;" in text
     second = "run_lengths_in, *total_decoded_size" if overload.startswith("lengths") else "run_offsets_in"
     args = ["reinterpret_cast<int(&)[4]>(*decoded_items)"]
@@ -110,18 +102,14 @@ def test_wrapper_c_abi() -> None:
 
 def test_golden_3d() -> None:
     """Everything after the include preamble: both constructors in a 3-D block."""
-    text = _render(
+    text = render_requests(
         [
             _request("lengths_relative_window", dtype="float64", decoded_offset_type="int64", run_length_type="int32"),
             _request("offsets_window", dtype="uint8", runs_per_thread=3, decoded_items_per_thread=1),
         ],
         (4, 4, 4),
     )
-    text = text[text.index("\nstatic_assert(CCCL_VERSION") + 1 :]  # the include preamble grows with every family
-    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert GOLDEN.is_file(), f"missing golden {GOLDEN}; run with CUDA_COOP_UPDATE_GOLDENS=1"
-    assert text == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+    check_golden("block_run_length_decode_3d", after_preamble(text))  # the include preamble grows with every family
 
 
 @pytest.mark.parametrize("param", ["decoded_offset_type", "run_length_type"])

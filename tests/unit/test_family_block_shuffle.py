@@ -7,22 +7,17 @@ import inspect
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import Request, bind, get_primitive
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_plan
 
-CCCL = 3006000
 SPEC = get_primitive("block_shuffle")
 
 
 def _plan(overload_method: tuple[str, str], block: tuple[int, ...] = (128,), **kw: object):  # type: ignore[no-untyped-def]
     method, overload = overload_method
     return plan([Request("block_shuffle", method, overload, **{"dtype": "int32", **kw})], block)
-
-
-def _text(p) -> str:  # type: ignore[no-untyped-def]
-    return render(p, cccl_version=CCCL, headers=_specs.headers())
 
 
 def test_spec_follows_cub() -> None:
@@ -35,8 +30,8 @@ def test_offset_returns_the_value_and_takes_an_int32_distance() -> None:
     sig = p.signatures[0]
     assert sig.returned_output == "output" and sig.returns is not None and sig.returns.name == "float64"
     assert sig.declaration.endswith("(double x, int distance)")
-    assert ".Offset(x, output, distance);" in _text(p)
-    assert ".Offset(x, output);" in _text(_plan(("offset", "scalar")))  # CUB's default distance, 1
+    assert ".Offset(x, output, distance);" in render_plan(p)
+    assert ".Offset(x, output);" in render_plan(_plan(("offset", "scalar")))  # CUB's default distance, 1
 
 
 @pytest.mark.parametrize(("distance_type", "cpp"), [("int64", "long long"), ("uint8", "unsigned char")])
@@ -44,7 +39,7 @@ def test_rotate_distance_keeps_its_width_and_is_clamped_to_the_block(distance_ty
     p = _plan(("rotate", "scalar_distance"), (7, 5, 3), distance_type=distance_type)
     assert p.signatures[0].declaration.endswith(f"(int x, {cpp} distance)")
     # CUB subtracts block_threads once: a distance past it would read outside the storage.
-    assert ".Rotate(x, output, cuda_coop_detail::clamp_count<105>(distance));" in _text(p)
+    assert ".Rotate(x, output, cuda_coop_detail::clamp_count<105>(distance));" in render_plan(p)
     with pytest.raises(SpecError, match="distance_type must be of kind int or uint"):
         _plan(("rotate", "scalar_distance"), distance_type="float32")
 
@@ -61,7 +56,7 @@ def test_rotate_distance_keeps_its_width_and_is_clamped_to_the_block(distance_ty
 def test_up_and_down(method: str, overload: str, tail: str) -> None:
     p = _plan((method, overload), (16, 8), dtype="uint16", items_per_thread=4)
     call = f".{method.capitalize()}(x_in, reinterpret_cast<unsigned short(&)[4]>(*output){tail});"
-    assert call in _text(p)
+    assert call in render_plan(p)
     by_name = {c.name: c for c in p.signatures[0].params}
     assert by_name["output"].role == "out" and by_name["x"].role == "in"
     if tail:

@@ -6,21 +6,18 @@ Regenerate the golden after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1
 from __future__ import annotations
 
 import inspect
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import cuda.coop as coop
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import Request, bind, get_primitive
 from cuda.coop._specs.warp_exchange import WarpExchangeAlgorithm
 from cuda.coop.errors import SpecError, UsageError
 from tests.gpu import test_family_exchange as gpu
+from tests.helpers.golden import check_golden, render_requests
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "exchange_2d.cu"
-CCCL = 3006000
 HEADERS = ("cub/block/block_exchange.cuh", "cub/warp/warp_exchange.cuh")  # fixed: families added later change nothing
 
 BLOCK_METHODS = (
@@ -59,7 +56,7 @@ def _warp(method: str, **params: object) -> Request:
 
 
 def _source(requests: list[Request], block: tuple[int, ...]) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=HEADERS)
+    return render_requests(requests, block, headers=HEADERS)
 
 
 def test_golden_2d() -> None:
@@ -70,11 +67,7 @@ def test_golden_2d() -> None:
         _warp("striped_to_blocked", threads=8, items_per_thread=8, algorithm="shuffle"),
         _warp("scatter_to_striped", threads=16, rank_type="int8"),
     ]
-    text = _source(requests, (32, 4))
-    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert GOLDEN.is_file(), f"missing golden {GOLDEN}; run with CUDA_COOP_UPDATE_GOLDENS=1"
-    assert text == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+    check_golden("exchange_2d", _source(requests, (32, 4)))
 
 
 @pytest.mark.parametrize("method", BLOCK_METHODS)

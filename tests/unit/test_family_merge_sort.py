@@ -9,12 +9,11 @@ import operator
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import KnownOp, Request, UserOp, bind, get_primitive
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_requests
 
-CCCL = 3006000
 BLOCK = get_primitive("block_merge_sort")
 WARP = get_primitive("warp_merge_sort")
 OVERLOADS = ["keys", "pairs", "keys_valid", "pairs_valid", "keys_valid_default", "pairs_valid_default"]
@@ -30,7 +29,7 @@ def _request(spec: str, overload: str, **kw: object) -> Request:
 
 
 def _render(spec: str, overload: str, block: tuple[int, ...] = (16, 8), **kw: object) -> str:
-    return render(plan([_request(spec, overload, **kw)], block), cccl_version=CCCL, headers=_specs.headers())
+    return render_requests([_request(spec, overload, **kw)], block)
 
 
 def _call(text: str) -> tuple[str, str]:

@@ -8,12 +8,10 @@ import inspect
 import pytest
 
 import cuda.coop as coop
-from cuda.coop import _specs
-from cuda.coop._provider import plan, render
 from cuda.coop._specs import DEFAULT, Request, bind, get_primitive
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import render_requests
 
-CCCL = 3006000
 ARGSORT = get_primitive("warp_argsort")
 TOP_K = get_primitive("warp_top_k")
 
@@ -31,7 +29,7 @@ def _top_k(overload: str = "keys", **kw: object) -> Request:
 
 
 def _render(*requests: Request, block: tuple[int, ...] = (64,)) -> str:
-    return render(plan(list(requests), block), cccl_version=CCCL, headers=_specs.headers())
+    return render_requests(requests, block)
 
 
 def _call(text: str, method: str) -> str:

@@ -8,7 +8,6 @@ Regenerate the golden after an intended change with
 from __future__ import annotations
 
 import inspect
-import os
 import re
 from pathlib import Path
 
@@ -17,18 +16,13 @@ import pytest
 
 import cuda.coop as coop
 from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._specs import ArgKind, Request, bind, get_primitive
 from cuda.coop._specs.warp_load_store import WarpLoadAlgorithm, WarpStoreAlgorithm
 from cuda.coop.errors import SpecError
+from tests.helpers.golden import after_preamble, check_golden, render_requests
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "render" / "warp_load_store_2d.cu"
-CCCL = 3006000
 HEADERS = Path(coop.__file__).parent / "_headers" / "include" / "cub" / "warp"  # the bundled CCCL
-
-
-def _render(requests: list[Request], block: tuple[int, ...]) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
 
 
 def _cub_enumerators(header: str, enum: str) -> list[str]:
@@ -80,7 +74,7 @@ def test_every_algorithm_and_overload_renders(algorithm: str, threads: int) -> N
         Request("warp_store", "store", "guarded", dtype="int32", items_per_thread=4, algorithm=algorithm,
                 threads=threads, count_type="uint8"),
     ]
-    text = _render(requests, (64,))
+    text = render_requests(requests, (64,))
     upper = algorithm.upper()
     assert f"cub::WarpLoad<int, 4, cub::WARP_LOAD_{upper}, {threads}>" in text
     assert f"cub::WarpStore<int, 4, cub::WARP_STORE_{upper}, {threads}>" in text
@@ -125,7 +119,7 @@ def test_count_clamp_covers_the_warp_tile() -> None:
 
 def test_golden_2d() -> None:
     """Everything after the include preamble, for a 2-D block with logical warps of 32, 16 and 8 threads."""
-    text = _render(
+    text = render_requests(
         [
             Request("warp_load", "load", "guarded_default", dtype="float32", items_per_thread=4, algorithm="transpose",
                     threads=16, count_type="int64"),
@@ -136,11 +130,7 @@ def test_golden_2d() -> None:
         ],
         (16, 8),
     )
-    text = text[text.index("\nstatic_assert(CCCL_VERSION") + 1 :]  # the include preamble grows with every family
-    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert GOLDEN.is_file(), f"missing golden {GOLDEN}; run with CUDA_COOP_UPDATE_GOLDENS=1"
-    assert text == GOLDEN.read_text(encoding="utf-8"), f"{GOLDEN} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
+    check_golden("warp_load_store_2d", after_preamble(text))  # the include preamble grows with every family
 
 
 @pytest.mark.parametrize(

@@ -6,20 +6,18 @@ and review the diff.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from cuda.coop import _specs
-from cuda.coop._provider import plan, render
+from cuda.coop._provider import plan
 from cuda.coop._provider._abi import Plan
 from cuda.coop._specs import ArgKind, Request, UserCallback, UserOp, user_type
 from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
+from tests.helpers.golden import check_golden, render_plan, render_requests
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "render"
-CCCL = 3006000
 UDT = user_type(12, 4)
 
 CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
@@ -81,42 +79,29 @@ CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
 }
 
 
-def _check_golden(name: str, text: str) -> None:
-    path = DATA / f"{name}.cu"
-    if os.environ.get("CUDA_COOP_UPDATE_GOLDENS"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.is_file(), f"missing golden {path}; run with CUDA_COOP_UPDATE_GOLDENS=1"
-    assert text == path.read_text(encoding="utf-8"), f"{path} is out of date (CUDA_COOP_UPDATE_GOLDENS=1)"
-
-
-def _render(requests: list[Request], block: tuple[int, ...]) -> str:
-    return render(plan(requests, block), cccl_version=CCCL, headers=_specs.headers())
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden(name: str) -> None:
-    _check_golden(name, _render(*CASES[name]))
+    check_golden(name, render_requests(*CASES[name]))
 
 
 def test_golden_extra_specs() -> None:
     """Further CUB collectives render through the same code, without special cases."""
     with registered_extra_specs():
-        text = _render(extra_requests(), (128,))
-    _check_golden("extra_specs", text)
+        text = render_requests(extra_requests(), (128,))
+    check_golden("extra_specs", text)
 
 
 def test_render_is_pure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     requests, block = CASES["reduce_scan"]
-    first = _render(requests, block)
+    first = render_requests(requests, block)
     monkeypatch.setenv("CUDA_COOP_SOURCE_DUMP_DIR", str(tmp_path))
     monkeypatch.setenv("CUDA_COOP_ENABLE_CACHE", "1")
-    assert _render(list(requests), block) == first
+    assert render_requests(list(requests), block) == first
     assert not list(tmp_path.iterdir())
 
 
 def test_source_layout() -> None:
-    text = _render(*CASES["reduce_scan"])
+    text = render_requests(*CASES["reduce_scan"])
     assert text.startswith("#define _CCCL_META_UNROLL_LIMIT 10\n#include <")  # before CCCL picks its own
     includes = [line for line in text.splitlines() if line.startswith("#include")]
     assert includes[: len(_specs.headers())] == [f"#include <{h}>" for h in _specs.headers()]
@@ -126,7 +111,7 @@ def test_source_layout() -> None:
 
 
 def test_preamble_is_the_same_for_every_provider() -> None:
-    texts = [_render(*case) for case in CASES.values()]
+    texts = [render_requests(*case) for case in CASES.values()]
     preambles = {t[: t.index("\nstatic_assert")] for t in texts}
     # Only providers using complex types add <cuda/std/complex> after the common preamble.
     assert len({p.replace("#include <cuda/std/complex>\n", "") for p in preambles}) == 1
@@ -230,7 +215,7 @@ def test_counts_keep_their_width_and_are_clamped_to_the_tile(
     sig = p.signatures[0]
     count_type = dict(request_.params)["count_type"]
     assert {c.name: c.value_type.name for c in sig.params if c.value_type}["valid_items"] == count_type
-    text = render(p, cccl_version=CCCL, headers=_specs.headers())
+    text = render_plan(p)
     assert f"cuda_coop_detail::clamp_count<{limit}>(valid_items)" in text
 
 
@@ -295,7 +280,7 @@ def test_prefix_follows_the_render_inputs(change: Callable[..., tuple[list[Reque
 
 
 def test_storage_is_the_max_over_block_sites_and_per_warp_for_warp_sites() -> None:
-    text = _render(*CASES["warp_mixed_3d"])
+    text = render_requests(*CASES["warp_mixed_3d"])
     assert "union block_storage_t\n{\n  prim_3::TempStorage s3;\n};" in text
     assert "union warp_storage_32_t\n{\n  prim_0::TempStorage s0[1];\n};" in text
     assert "union warp_storage_16_t\n{\n  prim_1::TempStorage s1[2];\n};" in text
@@ -308,13 +293,13 @@ def test_storage_is_the_max_over_block_sites_and_per_warp_for_warp_sites() -> No
 
 def test_inputs_are_copied_and_in_place_arrays_are_not() -> None:
     """CUB's transposing BlockStore rearranges the array it is given: a caller's input must not change."""
-    text = _render(
+    text = render_requests(
         [Request("block_store", "store", "full", dtype="int32", items_per_thread=4, algorithm="transpose")], (128,)
     )
     assert "int items_in[4];" in text and ".Store(dst, items_in)" in text
     with registered_extra_specs():
         p = plan([Request("extra_radix_sort", "sort", "keys", key_dtype="uint32", items_per_thread=4)], (128,))
-        text = render(p, cccl_version=CCCL, headers=_specs.headers())
+        text = render_plan(p)
     assert p.signatures[0].params[0].role == "inout"
     assert ".Sort(reinterpret_cast<unsigned int(&)[4]>(*keys))" in text and "keys_in" not in text
 

@@ -1,0 +1,56 @@
+"""Golden files of rendered C++ (``tests/data/render/``), shared by the unit tier's renderer and family tests.
+
+    text = render_requests(requests, (16, 8))                    # the C++ a provider compiles, for CCCL 3.6.0
+    check_golden("block_histogram_2d", after_preamble(text))     # tests/data/render/block_histogram_2d.cu
+
+Regenerate the goldens after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest <the test file>`` and
+review the diff: each is written, then compared.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from cuda.coop import _specs
+from cuda.coop._provider import plan, render
+from cuda.coop._provider._abi import Plan
+from cuda.coop._specs import Request
+
+__all__ = ["CCCL", "RENDER_DATA", "UPDATE", "after_preamble", "check_golden", "render_plan", "render_requests"]
+
+RENDER_DATA = Path(__file__).resolve().parents[1] / "data" / "render"
+"""Where the goldens are."""
+CCCL = 3006000
+"""The CCCL version the goldens are rendered for (``CCCL_VERSION`` of 3.6.0)."""
+UPDATE = "CUDA_COOP_UPDATE_GOLDENS"
+"""Set (non-empty), the goldens are rewritten from what the tests render before they compare."""
+
+
+def render_plan(planned: Plan, headers: Sequence[str] | None = None) -> str:
+    """The C++ source of a provider's ``plan``, for CCCL 3.6.0. ``headers``: the headers it includes (default: every
+    registered spec's, ``_specs.headers()``)."""
+    return render(planned, cccl_version=CCCL, headers=_specs.headers() if headers is None else headers)
+
+
+def render_requests(requests: Iterable[Request], block: tuple[int, ...], headers: Sequence[str] | None = None) -> str:
+    """The C++ source of one provider of ``requests`` in a ``block``-shaped block (see ``render_plan``)."""
+    return render_plan(plan(list(requests), block), headers)
+
+
+def check_golden(path_or_name: str | Path, text: str) -> None:
+    """``text`` equals the golden: a ``Path``, or a name of ``tests/data/render/<name>.cu``. Under
+    ``CUDA_COOP_UPDATE_GOLDENS=1`` the golden is written first."""
+    path = path_or_name if isinstance(path_or_name, Path) else RENDER_DATA / f"{path_or_name}.cu"
+    if os.environ.get(UPDATE):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing golden {path}; run with {UPDATE}=1"
+    assert text == path.read_text(encoding="utf-8"), f"{path} is out of date ({UPDATE}=1)"
+
+
+def after_preamble(text: str) -> str:
+    """``text`` from its ``static_assert(CCCL_VERSION ...)`` on: without the include preamble, which grows with every
+    family (a family's golden holds its own code only)."""
+    return text[text.index("\nstatic_assert(CCCL_VERSION") + 1 :]

@@ -1,0 +1,75 @@
+"""The GPU tier's compute-sanitizer runs: a family's script under one tool, right results and nothing found.
+
+Each family has a script (``tests/gpu/_sanitizer_<family>.py``, a module run with ``python -m``) that launches its
+kernels, checks them against NumPy, prints ``OK <marker> ...`` per kernel and ``ALL OK`` at the end.
+
+    @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
+    def test_compute_sanitizer_is_clean(tool: str) -> None:
+        run_clean("tests.gpu._sanitizer_exchange", tool, "exchange", 2)
+
+compute-sanitizer comes from PATH, ``$CUDA_HOME/bin``, ``$CUDA_PATH/bin`` or ``/usr/local/cuda/bin``; without it the
+test fails (a GPU run that cannot sanitize is not green).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+__all__ = ["ROOT", "find_sanitizer", "run_clean", "summary_counts"]
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root: the scripts' working directory and the head of their ``PYTHONPATH``."""
+
+
+def find_sanitizer() -> str:
+    """The path of compute-sanitizer; a failure (not a skip) where there is none."""
+    found = shutil.which("compute-sanitizer")
+    candidates = [Path(os.environ[v]) / "bin" / "compute-sanitizer" for v in ("CUDA_HOME", "CUDA_PATH")
+                  if os.environ.get(v)]
+    candidates.append(Path("/usr/local/cuda/bin/compute-sanitizer"))
+    for path in [Path(found)] if found else candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    pytest.fail(f"compute-sanitizer not found on PATH nor at {[str(c) for c in candidates]}; install the CUDA "
+                "toolkit's compute-sanitizer or put it on PATH")
+
+
+def summary_counts(tool: str, output: str) -> dict[str, int]:
+    """The counts of compute-sanitizer's final summary line for ``tool``."""
+    if tool == "racecheck":
+        m = re.search(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)", output)
+        if m is None:
+            raise AssertionError(f"no RACECHECK SUMMARY in the output:\n{output[-4000:]}")
+        return {"hazards": int(m[1]), "errors": int(m[2]), "warnings": int(m[3])}
+    m = re.search(r"ERROR SUMMARY: (\d+) errors?", output)
+    if m is None:
+        raise AssertionError(f"no ERROR SUMMARY in the output:\n{output[-4000:]}")
+    return {"errors": int(m[1])}
+
+
+def run_clean(module: str, tool: str, marker: str | Sequence[str], count: int, timeout: float = 540) -> str:
+    """Run ``python -m <module>`` under ``compute-sanitizer --tool <tool>`` and assert: it printed ``ALL OK``, ``count``
+    lines ``OK <marker> `` (of each marker, given several), the tool's summary counts nothing, and it exited 0.
+    Returns the output."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    command = [find_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m", module]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    # Seen on the H200: under compute-sanitizer the spaces of the script's lines arrived as NUL bytes.
+    output = (result.stdout + result.stderr).replace("\x00", " ")
+    assert "ALL OK" in output, f"the kernels of {module} did not all run correctly under {tool}:\n{output[-6000:]}"
+    for name in (marker,) if isinstance(marker, str) else marker:
+        found = output.count(f"OK {name} ")
+        assert found == count, f"{found} lines 'OK {name} ', not {count}:\n{output[-6000:]}"
+    counts = summary_counts(tool, output)
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+    return output

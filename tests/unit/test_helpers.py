@@ -1,0 +1,205 @@
+"""The shared test helpers themselves (host only): a helper that stopped seeing a failure would turn every
+family's test of it green. SASS checks on listings written here, goldens in a temporary folder, the sanitizer
+runner with a stand-in compute-sanitizer (a shell script) and a stand-in family script."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import golden, sanitizer
+from tests.helpers.sass import assert_inlined, instructions
+
+
+def _line(address: int, instruction: str) -> str:
+    """An instruction line as ``nvdisasm -c`` prints it."""
+    return f"        /*{address:04x}*/                   {instruction} ;"
+
+
+class _Compiled:
+    """What ``assert_inlined`` reads of a ``CompiledKernel``: its SASS and its resource usage."""
+
+    def __init__(self, *instructions: str, local: int = 0) -> None:
+        lines = ["\t.headerflags\t@\"EF_CUDA_SM90\"", "        .text.kernel:"]
+        lines += [_line(16 * i, ins) for i, ins in enumerate(("S2R R0, SR_TID.X", *instructions, "EXIT"))]
+        self._sass = "\n".join(lines) + "\n"
+        self._local = local
+
+    def sass(self) -> str:
+        return self._sass
+
+    def resource_usage(self) -> dict[str, Any]:
+        return {"reg": 16, "local": self._local}
+
+
+CALL = "CALL.REL.NOINC 0x120"
+LDL = "LDL R2, [R2]"
+STL = "STL.128 [R1+0x90], R8"
+SPILL_LDL = 'LDL.LU R23, [R1]                              (*"SpillRefill"*)'
+SPILL_STL = 'STL [R1], R17                                 (*"SpillStore"*)'
+
+
+def test_instructions_are_the_numbered_lines() -> None:
+    compiled = _Compiled(LDL)
+    assert [line.split("*/")[1].strip() for line in instructions(compiled.sass())] == [
+        "S2R R0, SR_TID.X ;", "LDL R2, [R2] ;", "EXIT ;"
+    ]
+
+
+def test_a_clean_listing_passes() -> None:
+    assert_inlined(_Compiled("LDG.E R2, desc[UR4][R2.64]", "STG.E desc[UR4][R4.64], R2"))
+
+
+@pytest.mark.parametrize(("instruction", "op"), [(CALL, "CALL"), (LDL, "LDL"), (STL, "STL")])
+def test_each_of_call_and_local_memory_fails(instruction: str, op: str) -> None:
+    with pytest.raises(AssertionError, match=rf"^{op} in SASS: \['/\*0010\*/ +{re.escape(instruction)} ;'\]$"):
+        assert_inlined(_Compiled(instruction))
+
+
+@pytest.mark.parametrize("instruction", [LDL, STL])
+def test_spills_allow_marked_spills_only(instruction: str) -> None:
+    assert_inlined(_Compiled(SPILL_LDL, SPILL_STL), spills=True)
+    with pytest.raises(AssertionError, match=r"^LDL in SASS"):
+        assert_inlined(_Compiled(SPILL_LDL))  # a spill is local memory too, unless allowed
+    with pytest.raises(AssertionError, match=rf"^{instruction[:3]} in SASS"):
+        assert_inlined(_Compiled(SPILL_LDL, instruction), spills=True)
+    with pytest.raises(AssertionError, match=r"^CALL in SASS"):
+        assert_inlined(_Compiled(SPILL_LDL, CALL), spills=True)
+
+
+def test_local_allows_any_local_memory_and_no_call() -> None:
+    assert_inlined(_Compiled(LDL, STL, SPILL_LDL, local=64), local=True)
+    with pytest.raises(AssertionError, match=r"^CALL in SASS"):
+        assert_inlined(_Compiled(LDL, CALL), local=True)
+
+
+def test_no_sass_and_a_local_frame_fail() -> None:
+    class Empty(_Compiled):
+        def sass(self) -> str:
+            return "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
+
+    with pytest.raises(AssertionError, match=r"^no SASS"):
+        assert_inlined(Empty())
+    with pytest.raises(AssertionError):
+        assert_inlined(_Compiled(local=16))
+    assert_inlined(_Compiled(SPILL_LDL, local=16), spills=True)
+
+
+# --- goldens -----------------------------------------------------------------------------------------------------
+
+
+def test_golden_compares_and_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(golden.UPDATE, raising=False)
+    path = tmp_path / "sub" / "case.cu"
+    with pytest.raises(AssertionError, match=rf"^missing golden {path}; run with CUDA_COOP_UPDATE_GOLDENS=1"):
+        golden.check_golden(path, "int x;\n")
+    monkeypatch.setenv(golden.UPDATE, "1")
+    golden.check_golden(path, "int x;\n")  # written, then compared
+    assert path.read_text(encoding="utf-8") == "int x;\n"
+    monkeypatch.delenv(golden.UPDATE)
+    golden.check_golden(path, "int x;\n")
+    with pytest.raises(AssertionError, match=rf"^{path} is out of date \(CUDA_COOP_UPDATE_GOLDENS=1\)"):
+        golden.check_golden(path, "int y;\n")
+
+
+def test_a_golden_name_is_a_file_of_tests_data_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(golden.UPDATE, raising=False)
+    name = "reduce_scan"
+    text = (golden.RENDER_DATA / f"{name}.cu").read_text(encoding="utf-8")
+    golden.check_golden(name, text)
+    with pytest.raises(AssertionError, match=r"reduce_scan\.cu is out of date"):
+        golden.check_golden(name, text + "\n")
+
+
+def test_after_preamble_starts_at_the_version_check() -> None:
+    text = "#include <cub/cub.cuh>\n#include <x>\nstatic_assert(CCCL_VERSION == 3006000, \"\");\nint x;\n"
+    assert golden.after_preamble(text) == "static_assert(CCCL_VERSION == 3006000, \"\");\nint x;\n"
+
+
+# --- the sanitizer runner ----------------------------------------------------------------------------------------
+
+
+FAKE_SANITIZER = """\
+#!/bin/sh
+# compute-sanitizer --tool TOOL --target-processes all PYTHON -m MODULE: run the program, then summarise.
+tool=$2
+shift 4
+"$@"
+status=$?
+if [ "$tool" = racecheck ]; then
+    echo "========= RACECHECK SUMMARY: ${FAKE_ERRORS:-0} hazards displayed (${FAKE_ERRORS:-0} errors, 0 warnings)"
+else
+    echo "========= ERROR SUMMARY: ${FAKE_ERRORS:-0} errors"
+fi
+exit $status
+"""
+
+FAKE_SCRIPT = """\
+import os, sys
+for i in range(int(os.environ.get("FAKE_OKS", "2"))):
+    print(f"OK fake_family block{i}")
+print("OK other_family block0")
+if os.environ.get("FAKE_ALL_OK", "1") == "1":
+    print("ALL OK")
+sys.exit(int(os.environ.get("FAKE_STATUS", "0")))
+"""
+
+
+@pytest.fixture
+def fake_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.name != "posix":
+        pytest.skip("the stand-in compute-sanitizer is a POSIX shell script")
+    tool = tmp_path / "bin" / "compute-sanitizer"
+    tool.parent.mkdir()
+    tool.write_text(FAKE_SANITIZER)
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    (tmp_path / "fake_family_script.py").write_text(FAKE_SCRIPT)
+    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+
+
+@pytest.mark.usefixtures("fake_tool")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_run_clean_passes_a_clean_run(tool: str) -> None:
+    output = sanitizer.run_clean("fake_family_script", tool, "fake_family", 2, timeout=60)
+    assert "ALL OK" in output
+    sanitizer.run_clean("fake_family_script", tool, ["other_family"], 1, timeout=60)
+
+
+@pytest.mark.usefixtures("fake_tool")
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"FAKE_ALL_OK": "0"}, r"^the kernels of fake_family_script did not all run correctly under memcheck"),
+        ({"FAKE_OKS": "1"}, r"^1 lines 'OK fake_family ', not 2"),
+        ({"FAKE_OKS": "3"}, r"^3 lines 'OK fake_family ', not 2"),
+        ({"FAKE_ERRORS": "2"}, r"^memcheck: \{'errors': 2\}"),
+        ({"FAKE_STATUS": "1"}, r"^exit status 1"),
+    ],
+    ids=["no-all-ok", "too-few", "too-many", "errors", "status"],
+)
+def test_run_clean_fails_each_way(env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(AssertionError, match=message):
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, timeout=60)
+
+
+@pytest.mark.usefixtures("fake_tool")
+def test_run_clean_checks_every_marker() -> None:
+    with pytest.raises(AssertionError, match=r"^1 lines 'OK other_family ', not 2"):
+        sanitizer.run_clean("fake_family_script", "memcheck", ("fake_family", "other_family"), 2, timeout=60)
+
+
+def test_summary_counts_reads_both_forms() -> None:
+    """The parser reads both summary forms, and a nonzero count is seen."""
+    assert sanitizer.summary_counts("memcheck", "========= ERROR SUMMARY: 2 errors\n") == {"errors": 2}
+    line = "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    assert sanitizer.summary_counts("racecheck", line) == {"hazards": 1, "errors": 1, "warnings": 0}
+    with pytest.raises(AssertionError):
+        sanitizer.summary_counts("synccheck", "no summary")
