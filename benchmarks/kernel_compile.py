@@ -1,6 +1,6 @@
 """What a user waits for when a cuda-coop kernel compiles, end to end, and where the time goes.
 
-    python benchmarks/kernel_compile.py [--reps 3] [--kernels 5] [--json out.json] [--compile-only]
+    python benchmarks/kernel_compile.py [--reps 3] [--kernels 5] [--json out.json] [--compile-only] [--pack]
 
 Every measurement runs in a fresh Python process, with the persistent provider cache
 (``CUDA_COOP_ENABLE_CACHE=1``) in a temporary ``XDG_CACHE_HOME`` of its own. Per repetition:
@@ -21,6 +21,14 @@ Every measurement runs in a fresh Python process, with the persistent provider c
 - exit: a new process, empty cache: the first kernel only (its compile started the PCH build), then
   the process exits; whether the build was still running is recorded.
 - baseline: a new process that imports and (with a GPU) creates the CUDA context, and compiles nothing.
+
+With ``--pack``, each repetition instead builds a precompiled pack of the kernels (``cuda.coop.numba_mlir.
+precompile``, for the GPU's arch, or sm_90 without one) and measures, in a new process with the persistent
+cache *off* and ``CUDA_COOP_PACK_PATH`` set to the pack, the first launch of each kernel after two plain
+numba-cuda-mlir kernels, as the warm process does (providers and links should be pack hits: no NVRTC, no
+nvJitLink). The table gives each pack hit as a multiple of the second plain kernel's first launch in the
+same process (target: at most 2x). On the GPU machine, ``--pack --json benchmarks/results/kernel_compile_pack.json``
+records it.
 
 The exit time of every process is the time from its last statement to the end of the process as
 its parent sees it (``wait``); the baseline's is the interpreter's own teardown of the DSL stack.
@@ -72,6 +80,7 @@ TARGET_FIRST = 1.5
 TARGET_LATER = 0.5
 TARGET_HIT = 0.050
 TARGET_NEW_GRID = 0.020
+TARGET_PACK_RATIO = 2.0
 
 KERNELS = ("sum_i32", "scan_f32", "radix_sort_u32", "warp_sum_f64", "max_i64")
 
@@ -232,8 +241,9 @@ class _Instruments:
 
 
 _PLANNED = re.compile(r"cuda\.coop: planned (\S+) in (\d+(?:\.\d+)?) s")
-_PROVIDER = re.compile(r"cuda\.coop: provider (\w+): (compiled|cache hit) in (\d+(?:\.\d+)?) s")
-_LINK = re.compile(r"cuda\.coop: kernel link (\w+): (linked and cached|cache hit) in (\d+(?:\.\d+)?) s")
+_PROVIDER = re.compile(r"cuda\.coop: provider (\w+): (compiled|cache hit|pack hit) in (\d+(?:\.\d+)?) s")
+_LINK = re.compile(r"cuda\.coop: kernel link (\w+): (linked and cached|linked|cache hit|pack hit) in (\d+(?:\.\d+)?) s")
+_ORIGIN = {"compiled": "nvrtc", "cache hit": "cache", "pack hit": "pack"}
 _NVRTC = re.compile(r"cuda\.coop: NVRTC (\S+) in (\d+(?:\.\d+)?) s \(pch=(True|False)\)")
 _PCH = re.compile(r"cuda\.coop: precompiled header (\S+) (?:ready|built inline): ok=(True|False)")
 _WAIT = re.compile(r"cuda\.coop: waited (\d+(?:\.\d+)?) s for precompiled header")
@@ -245,7 +255,8 @@ def parse_lines(lines: Sequence[tuple[float, str]]) -> dict[str, Any]:
     """The planner, provider, kernel link, NVRTC and PCH lines among ``(time written, message)`` pairs.
 
     Intervals end when the line was written and last the seconds it reports. ``origins`` says where each
-    provider came from (``nvrtc`` or ``cache``), ``links`` each linked kernel (``nvjitlink`` or ``cache``).
+    provider came from (``nvrtc``, ``cache`` or ``pack``), ``links`` each linked kernel (``nvjitlink``,
+    ``cache`` or ``pack``).
     """
     out: dict[str, Any] = {"planner": [], "provider": [], "nvrtc": [], "origins": [], "links": [], "pch": [],
                            "pch_ready": [], "wait": []}
@@ -254,9 +265,9 @@ def parse_lines(lines: Sequence[tuple[float, str]]) -> dict[str, Any]:
             out["planner"].append((stamp - float(m[2]), stamp))
         elif m := _PROVIDER.search(message):
             out["provider"].append((stamp - float(m[3]), stamp))
-            out["origins"].append("nvrtc" if m[2] == "compiled" else "cache")
+            out["origins"].append(_ORIGIN[m[2]])
         elif m := _LINK.search(message):
-            out["links"].append("cache" if m[2] == "cache hit" else "nvjitlink")
+            out["links"].append(_ORIGIN.get(m[2], "nvjitlink"))
         elif m := _NVRTC.search(message):
             out["nvrtc"].append((stamp - float(m[2]), stamp))
             out["pch"].append(m[3] == "True")
@@ -352,7 +363,7 @@ class _Target:
         return int(sum(self.kernel.launch_config_stats.cache_misses.values()))
 
 
-def _child(mode: str, names: list[str], compile_only: bool) -> dict[str, Any]:
+def _child(mode: str, names: list[str], compile_only: bool, pack: Path | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"mode": mode}
     start = time.perf_counter()
     import numpy as np
@@ -390,7 +401,15 @@ def _child(mode: str, names: list[str], compile_only: bool) -> dict[str, Any]:
         row.update(kernel=target.name, compiles=target.compiles() - compiles)
         return row
 
-    if mode == "warm":
+    if mode == "build":  # --pack: the pack the "pack" process launches from
+        from cuda.coop.numba_mlir import precompile
+
+        cc = cuda.get_current_device().compute_capability if gpu else (9, 0)
+        targets = [(kernel, sig, THREADS) for kernel, sig, _ in (specs[n] for n in names)]
+        built = precompile(targets, arch=f"sm_{cc[0]}{cc[1]}", out=str(pack))
+        out["built"] = [{"kernel": r.kernel, "arch": r.arch, "size": r.size, "seconds": r.seconds} for r in built]
+        return out
+    if mode in ("warm", "pack"):
         @cuda.jit
         def plain(x, y):
             i = cuda.grid(1)
@@ -440,13 +459,17 @@ def _env(cache_home: Path) -> dict[str, str]:
     return env
 
 
-def run_child(mode: str, names: list[str], compile_only: bool, env: dict[str, str], tmp: Path) -> dict[str, Any]:
+def run_child(
+    mode: str, names: list[str], compile_only: bool, env: dict[str, str], tmp: Path, pack: Path | None = None
+) -> dict[str, Any]:
     """Run one measurement in a fresh process; its figures, with ``exit`` (seconds) added."""
     result, log = tmp / f"{mode}.json", tmp / f"{mode}.log"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--result", str(result),
            "--only", ",".join(names)]
     if compile_only:
         cmd.append("--compile-only")
+    if pack is not None:
+        cmd += ["--pack-dir", str(pack)]
     with log.open("w") as stream:
         proc = subprocess.Popen(cmd, env=env, stdout=stream, stderr=subprocess.STDOUT)
         code = proc.wait()
@@ -463,33 +486,45 @@ def _median(values: Sequence[float | None]) -> float | None:
     return statistics.median(present) if present else None
 
 
+def _rows(reps: Sequence[dict[str, dict[str, Any]]], mode: str, key: str) -> list[dict[str, Any]]:
+    """The rows ``reps[*][mode][key]``, merged across repetitions (medians; every origin seen)."""
+    count = len(reps[0][mode][key])
+    merged = []
+    for i in range(count):
+        per = [r[mode][key][i] for r in reps]
+        row: dict[str, Any] = {"kernel": per[0]["kernel"]}
+        for field in ("total", "nvrtc", "wait", "other", "relaunch", *_PARTS):
+            if any(field in p for p in per):
+                row[field] = _median([p.get(field) for p in per])
+        row["pch"] = [p.get("pch") for p in per]
+        row["origins"] = sorted({o for p in per for o in p["origins"]})
+        row["links"] = sorted({o for p in per for o in p.get("links", ())})
+        row["compiles"] = max(p["compiles"] for p in per)
+        merged.append(row)
+    return merged
+
+
+def _process(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What one kind of process (one per repetition) says about its machine, import and CUDA context."""
+    return {
+        "gpu": runs[0]["gpu"],
+        "device": runs[0].get("device"),
+        "reps": len(runs),
+        "hooked": runs[0]["hooked"],
+        "import": _median([r["import"] for r in runs]),
+        "context": _median([r.get("context") for r in runs]),
+    }
+
+
 def summarize(reps: Sequence[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     """Medians over the repetitions of every figure the table shows."""
 
     def rows(mode: str, key: str) -> list[dict[str, Any]]:
-        count = len(reps[0][mode][key])
-        merged = []
-        for i in range(count):
-            per = [r[mode][key][i] for r in reps]
-            row: dict[str, Any] = {"kernel": per[0]["kernel"]}
-            for field in ("total", "nvrtc", "wait", "other", "relaunch", *_PARTS):
-                if any(field in p for p in per):
-                    row[field] = _median([p.get(field) for p in per])
-            row["pch"] = [p.get("pch") for p in per]
-            row["origins"] = sorted({o for p in per for o in p["origins"]})
-            row["links"] = sorted({o for p in per for o in p.get("links", ())})
-            row["compiles"] = max(p["compiles"] for p in per)
-            merged.append(row)
-        return merged
+        return _rows(reps, mode, key)
 
     cold, warm = [r["cold"] for r in reps], [r["warm"] for r in reps]
     summary: dict[str, Any] = {
-        "gpu": cold[0]["gpu"],
-        "device": cold[0].get("device"),
-        "reps": len(reps),
-        "hooked": cold[0]["hooked"],
-        "import": _median([c["import"] for c in cold]),
-        "context": _median([c.get("context") for c in cold]),
+        **_process(cold),
         "cold": rows("cold", "first"),
         "warmup": _median([w["warmup"]["total"] for w in warm]),
         "plain_again": _median([w["plain_again"]["total"] for w in warm]),
@@ -600,6 +635,42 @@ def table(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def summarize_pack(reps: Sequence[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Medians over the repetitions of ``--pack`` (the "pack" process of each)."""
+    runs = [r["pack"] for r in reps]
+    return {
+        "mode": "pack",
+        **_process(runs),
+        "warmup": _median([r["warmup"]["total"] for r in runs]),
+        "plain_again": _median([r["plain_again"]["total"] for r in runs]),
+        "pack": _rows(reps, "pack", "first"),
+        "built": reps[0]["build"]["built"],
+    }
+
+
+def pack_table(summary: dict[str, Any]) -> str:
+    """The ``--pack`` report as text: each pack hit against the plain kernel's first launch."""
+    gpu, plain = summary["gpu"], summary["plain_again"]
+    where = f"on {summary['device']}" if gpu else "COMPILE-ONLY (no GPU, sm_90: launch and module load NOT measured)"
+    out = [f"first launch from a precompiled pack, {where}; persistent cache off; median of {summary['reps']} "
+           f"fresh processes; {summary.get('cpus') or os.cpu_count()} CPUs; figures in ms",
+           f"  a plain kernel first: {_ms(summary['warmup']).strip()} ms; then another plain kernel (numba-cuda-mlir "
+           f"alone): {_ms(plain).strip()} ms",
+           f"  {'kernel':<20}{'total':>8}{'provider':>9}{'frontend':>9}{'lowering':>9}{'NVVM':>8}{'load':>7}"
+           f"{'other':>8}  x plain  target"]
+    for row in summary["pack"]:
+        hits = row["origins"] == ["pack"] and row["links"] == ["pack"]
+        ratio = row["total"] / plain if plain else float("nan")
+        verdict = f"<= {TARGET_PACK_RATIO:.0f}x: {'ok' if ratio <= TARGET_PACK_RATIO else 'OVER'}"
+        note = "pack hits" if hits else f"NOT all pack hits: providers {row['origins']}, link {row['links']}"
+        load = row.get("load") if gpu else None
+        out.append(f"  {row['kernel']:<20}{_ms(row['total'])}{_ms(row.get('provider'), 9)}"
+                   f"{_ms(row.get('frontend'), 9)}{_ms(row.get('lowering'), 9)}{_ms(row.get('nvvm'))}"
+                   f"{_ms(load, 7)}{_ms(row.get('other'))}  {ratio:6.2f}  {verdict} ({note})")
+    out.append("  (the first kernel also pays the process's first header fingerprint and toolkit resolution)")
+    return "\n".join(out)
+
+
 def _provenance() -> dict[str, Any]:
     """When and with what the figures were measured (shown with them in the docs)."""
     import datetime
@@ -623,13 +694,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"how many of {', '.join(KERNELS)} (2 or more)")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     parser.add_argument("--compile-only", action="store_true", help="compile for sm_90 even with a GPU (no launches)")
-    parser.add_argument("--child", choices=("cold", "warm", "exit", "baseline"), help=argparse.SUPPRESS)
+    parser.add_argument("--pack", action="store_true",
+                        help="measure first launches from a precompiled pack (cache off) instead")
+    parser.add_argument("--child", choices=("cold", "warm", "exit", "baseline", "build", "pack"),
+                        help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--only", help=argparse.SUPPRESS)
+    parser.add_argument("--pack-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.child:
-        data = _child(args.child, args.only.split(","), args.compile_only)
+        data = _child(args.child, args.only.split(","), args.compile_only, args.pack_dir)
         data["stamp"] = time.time()
         args.result.write_text(json.dumps(data))
         return 0
@@ -638,6 +713,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--kernels takes 2 to {len(KERNELS)}, --reps 1 or more")
     names = list(KERNELS[: args.kernels])
     reps: list[dict[str, dict[str, Any]]] = []
+    if args.pack:
+        return _main_pack(args, names)
     for _ in range(args.reps):
         with tempfile.TemporaryDirectory(prefix="coop-kernel-compile-") as tmp:
             root = Path(tmp)
@@ -649,12 +726,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "baseline": run_child("baseline", names, args.compile_only, _env(fresh), root),
             }
         reps.append(rep)
-    summary = summarize(reps)
+    return _publish(args, reps, summarize(reps), table)
+
+
+def _publish(args: argparse.Namespace, reps: list[dict[str, dict[str, Any]]], summary: dict[str, Any],
+             text: Callable[[dict[str, Any]], str]) -> int:
+    """Print ``summary`` (with when and with what it was measured) as ``text`` does; ``--json``: write it all."""
     summary.update(_provenance())
-    print(table(summary))
+    print(text(summary))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "runs": reps}, indent=2, default=str))
     return 0
+
+
+def _pack_env(cache_home: Path, pack: Path | None) -> dict[str, str]:
+    """:func:`_env` with the persistent cache off and, for the measuring process, the pack to take kernels from."""
+    env = _env(cache_home)
+    del env["CUDA_COOP_ENABLE_CACHE"]
+    if pack is not None:
+        env["CUDA_COOP_PACK_PATH"] = str(pack)
+    return env
+
+
+def _main_pack(args: argparse.Namespace, names: list[str]) -> int:
+    reps: list[dict[str, dict[str, Any]]] = []
+    for _ in range(args.reps):
+        with tempfile.TemporaryDirectory(prefix="coop-kernel-compile-pack-") as tmp:
+            root = Path(tmp)
+            pack = root / "pack"
+            build = run_child("build", names, args.compile_only, _pack_env(root / "cache", None), root, pack)
+            reps.append({"build": build,
+                         "pack": run_child("pack", names, args.compile_only, _pack_env(root / "cache", pack), root)})
+    return _publish(args, reps, summarize_pack(reps), pack_table)
 
 
 if __name__ == "__main__":

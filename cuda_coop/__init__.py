@@ -11,6 +11,7 @@ from ._bundle import HeaderBundle as HeaderBundle
 from ._bundle import Provenance as Provenance
 from ._bundle import header_bundle as header_bundle
 from ._dsl._uniform import uniform as uniform
+from ._pack_sources import add_pack as add_pack
 from ._registration import BackendStatus as BackendStatus
 from ._registration import BackendWarning as BackendWarning
 from ._registration import auto_register as _auto_register
@@ -24,6 +25,7 @@ __all__ = [
     "HeaderBundle",
     "Provenance",
     "__version__",
+    "add_pack",
     "backend_status",
     "block",
     "header_bundle",

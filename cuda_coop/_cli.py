@@ -2,9 +2,10 @@
 
 Prints what cuda-coop will compile with and why: the version, the header bundle's provenance, the
 selected CCCL root, the CUDA include directory, NVRTC / nvrtc-builtins / nvJitLink with their
-versions and compatibility, the cache directory, the source dump directory, and every recognised
-environment variable that is set. ``--json`` for machines; ``--cmake-dir`` / ``--include-dir``
-for build scripts. Exits 1 when something cannot be resolved, with the fix in the message.
+versions and compatibility, the cache directory, the precompiled packs and why an entry is not used,
+the source dump directory, and every recognised environment variable that is set. ``--json`` for
+machines; ``--cmake-dir`` / ``--include-dir`` for build scripts. Exits 1 when something cannot be
+resolved, with the fix in the message. Subcommands: ``cache`` and ``precompile``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from . import _env
 from ._bundle import header_bundle
 from ._cccl import resolve_cccl_root
 from ._cuda_headers import CudaInclude, resolve_cuda_include
-from ._provider import _cache_cli
+from ._provider import _cache_cli, _pack_cli
 from ._provider._dump import dump_directory
 from ._registration import backend_status
 from ._toolkit import Library, resolve_toolkit
@@ -102,6 +103,9 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     report["cccl_root"] = _cccl_section(problems)
     report["cuda_include"], report["toolkit"] = _toolkit_sections(problems)
     report["cache"] = _cache_cli.diagnostics()
+    report["packs"] = _pack_cli.diagnostics()
+    if report["packs"]["problem"]:
+        problems.append(report["packs"]["problem"])
     try:
         dump_dir = dump_directory()
         report["source_dump_dir"] = str(dump_dir) if dump_dir else None
@@ -150,6 +154,7 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
         print("Toolkit libraries")
         print(row("compatibility", "NOT compatible (see the error below)"))
     _cache_cli.print_section(report["cache"], row)
+    _pack_cli.print_section(report["packs"], row)
     print("Source dumps")
     print(row("directory", report["source_dump_dir"] or f"off (set {_DUMP_VAR}=<dir> to enable)"))
     print("DSL integrations")
@@ -165,18 +170,36 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
         print(f"error: {problem}", file=sys.stderr)
 
 
+def _precompile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Import FILE_OR_MODULE and compile every (kernel, signature, block) of its module-level "
+        "cuda_coop_precompile list for each arch; write the providers and linked kernels to the pack OUT."
+    )
+    parser.add_argument("source", metavar="FILE_OR_MODULE", help="a .py file, or a module name to import")
+    parser.add_argument("--arch", required=True, help="comma-separated arches, e.g. sm_80,sm_90")
+    parser.add_argument("--out", required=True, help="the pack's directory (new, empty, or a pack to add to)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cuda.coop", description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--json", action="store_true", help="print the report as JSON")
     group.add_argument("--cmake-dir", action="store_true", help="print the directory to pass to CMake as CCCL_DIR")
     group.add_argument("--include-dir", action="store_true", help="print the bundle's CCCL include directory")
-    commands = parser.add_subparsers(dest="command", metavar="{cache}")
+    commands = parser.add_subparsers(dest="command", metavar="{cache,precompile}")
     cache_parser = commands.add_parser("cache", help="show or clear the persistent provider cache")
     _cache_cli.add_arguments(cache_parser)
+    _precompile_arguments(commands.add_parser("precompile", help="build a pack of precompiled kernels"))
     args = parser.parse_args(argv)
     if args.command == "cache":
         return _cache_cli.run(args)
+    if args.command == "precompile":
+        try:
+            from .numba_mlir._precompile_cli import run
+        except CoopError as exc:  # numba-cuda-mlir missing or unsupported
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return run(args)
 
     if args.cmake_dir or args.include_dir:
         try:

@@ -6,7 +6,8 @@ caller asks (the caller documents when that is); nothing is cached here.
 
 Two rules, one place each: :func:`truthy` for switches and :func:`path` for path-valued
 variables (empty means unset, a leading ``~`` is expanded, a relative path is refused, or, where
-the seed gives a fallback, treated as unset). :func:`is_windows` is the one platform test.
+the seed gives a fallback, treated as unset); :func:`paths` applies the path rule to each item of
+an ``os.pathsep``-separated list. :func:`is_windows` is the one platform test.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Literal
 
 from .errors import ConfigurationError
 
-__all__ = ["VARIABLES", "Variable", "flag", "get", "is_windows", "path", "truthy"]
+__all__ = ["VARIABLES", "Variable", "flag", "get", "is_windows", "path", "paths", "truthy"]
 
 _FALSY = frozenset({"", "0", "false", "no", "off"})
 
@@ -78,6 +79,14 @@ VARIABLES: tuple[Variable, ...] = (
         read_when="at each provider compile or cache hit",
         doc="Write each provider's generated CUDA source to this directory as "
         "cuda_coop_<backend>_<hash>.cu, on every compile and on cache hits. Unset or empty: no dumps.",
+    ),
+    Variable(
+        name="CUDA_COOP_PACK_PATH",
+        kind="path",
+        read_when="at a process's first pack lookup (the first kernel compile that needs a provider)",
+        doc="Precompiled packs (made by python -m cuda.coop precompile) to take providers and linked kernels "
+        "from before compiling, as a list of directories separated by os.pathsep (':'; ';' on Windows), "
+        "searched in order. Each item follows the path rule; an empty item is skipped.",
     ),
     Variable(
         name="CONDA_PREFIX",
@@ -159,19 +168,48 @@ def path(name: str, *, relative: Literal["error", "unset"] = "error", platform: 
     if _KINDS[name] != "path":
         raise KeyError(f"{name} is a {_KINDS[name]}, not a path; read it with flag() or get()")
     value = os.environ.get(name)
-    if not value:
-        return None
-    expanded = value
-    if value.startswith("~"):
+    return _rule(name, value, value, relative, platform) if value else None
+
+
+def paths(name: str, *, platform: str | None = None) -> list[Path]:
+    """A registered variable holding directories separated by ``os.pathsep``, each item by :func:`path`'s rule.
+
+    Empty items (``a::b``, a trailing separator) are skipped, as an empty value means unset; a relative
+    item is a :class:`~cuda.coop.errors.ConfigurationError` naming the variable and the item.
+
+    Parameters
+    ----------
+    name:
+        The variable; must be registered in :data:`VARIABLES` with ``kind="path"``.
+    platform:
+        A ``sys.platform`` value (a test seam): the separator (``;`` on Windows, ``:`` elsewhere) and
+        what "absolute" means.
+    """
+    _check(name)
+    if _KINDS[name] != "path":
+        raise KeyError(f"{name} is a {_KINDS[name]}, not a path; read it with flag() or get()")
+    value = os.environ.get(name) or ""
+    separator = ";" if is_windows(platform) else ":"
+    found = [_rule(name, value, item, "error", platform) for item in value.split(separator) if item]
+    return [p for p in found if p is not None]
+
+
+def _rule(
+    name: str, value: str, item: str, relative: Literal["error", "unset"], platform: str | None
+) -> Path | None:
+    """The path rule for one non-empty ``item`` of ``name``'s ``value``."""
+    expanded = item
+    if item.startswith("~"):
         with contextlib.suppress(RuntimeError):  # ~name of no known user: left as it is, so relative
-            expanded = str(Path(value).expanduser())
+            expanded = str(Path(item).expanduser())
     pure = PureWindowsPath(expanded) if is_windows(platform) else PurePosixPath(expanded)
     if pure.is_absolute():
         return Path(expanded)
     if relative == "unset":
         return None
+    which = f"{name}={value!r}" if item == value else f"{name}={value!r} holds {item!r}, which"
     raise ConfigurationError(
-        f"{name}={value!r} is a relative path; cuda-coop does not guess what it is relative to. "
+        f"{which} is a relative path; cuda-coop does not guess what it is relative to. "
         f"Set {name} to an absolute path (a leading ~ is allowed), or unset it"
     )
 

@@ -18,6 +18,10 @@ path, size or mtime alone:
   ``stat`` per file too. Files changed less than :data:`_RACY_NS` before they were hashed are never
   recorded (the "racy" window of a coarse ctime clock), so they are hashed again next time.
 
+:func:`fingerprints` also gives a *portable* fingerprint of the same files, with each root named by
+its place in the order rather than its path: precompiled packs key their entries with it, so that a
+pack serves wherever the same headers are installed.
+
 Measured (CPU time, 2-core development host under load; installed bundle plus the wheel's CUDA
 headers, 2,565 files, 27 MB): a new attempt in a warm process ~15 ms; a new process with stamps
 ~18 ms; a new process without them 65-75 ms (a single buffered read and SHA-256 per file, through the
@@ -47,7 +51,7 @@ from ._cache_dir import cache_dir
 from ._cuda_headers import CudaInclude, resolve_cuda_include
 from ._toolkit import Toolkit, resolve_toolkit
 
-__all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint"]
+__all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint", "fingerprints"]
 
 _RACY_NS = 2_000_000_000
 """A file whose ctime or mtime is this close to the moment it was hashed is not memoised."""
@@ -64,6 +68,9 @@ class HeaderIdentity:
 
     roots: tuple[Path, ...]
     digest: str
+    portable: str = ""
+    """The same fingerprint with the roots named by their place in the order, not their path
+    (:func:`fingerprints`); the digest itself where a test's fingerprinter gives only that."""
 
 
 def _walk(root: Path) -> list[tuple[str, str, _StatKey]]:
@@ -183,8 +190,12 @@ def _root_hashes(root: Path, files: list[tuple[str, str, _StatKey]], stamp_dir: 
     return done
 
 
-def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) -> str:
-    """The content fingerprint of the ordered include roots (see the module docstring).
+def fingerprints(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) -> tuple[str, str]:
+    """The fingerprint of the ordered roots (:func:`fingerprint`) and its portable twin, in one walk.
+
+    The portable fingerprint hashes the same files, but names each root by its place in the order
+    instead of its path: the same headers installed elsewhere (another venv, another machine) get the
+    same one. Precompiled packs key their entries with it; the persistent cache, with the first.
 
     Parameters
     ----------
@@ -195,14 +206,24 @@ def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) 
         cache's place when ``CUDA_COOP_ENABLE_CACHE`` is on, ``None``/``False`` for none, or a folder.
     """
     directory = _stamp_dir() if stamp_dir is True else (stamp_dir or None)
-    h = hashlib.sha256(b"cuda-coop headers v2\0")
-    for given in roots:
+    located = hashlib.sha256(b"cuda-coop headers v2\0")
+    portable = hashlib.sha256(b"cuda-coop portable headers v1\0")
+    for index, given in enumerate(roots):
         root = Path(given)
-        h.update(f"root\0{root}\0{root.is_dir()}\n".encode())
+        located.update(f"root\0{root}\0{root.is_dir()}\n".encode())
+        portable.update(f"root\0{index}\0{root.is_dir()}\n".encode())
         files = _walk(root)
         for (rel, _, key), digest in zip(files, _root_hashes(root, files, directory), strict=True):
-            h.update(f"{rel}\0{key[2]}\0{digest}\n".encode())
-    return h.hexdigest()
+            line = f"{rel}\0{key[2]}\0{digest}\n".encode()
+            located.update(line)
+            portable.update(line)
+    return located.hexdigest(), portable.hexdigest()
+
+
+def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) -> str:
+    """The content fingerprint of the ordered include roots (see the module docstring); parameters as for
+    :func:`fingerprints`."""
+    return fingerprints(roots, stamp_dir=stamp_dir)[0]
 
 
 def _toolkit_for(include: CudaInclude) -> Toolkit:
@@ -221,7 +242,8 @@ class CompileAttempt:
         Replaces ``resolve_toolkit(cuda_include=...)`` (a test seam); called once per selected
         CUDA include directory in this attempt.
     fingerprinter:
-        Replaces :func:`fingerprint` (a test seam).
+        Replaces :func:`fingerprints` (a test seam); one that returns a single digest gives it as the
+        portable one too (stricter: it names the roots by path).
     """
 
     def __init__(
@@ -229,7 +251,7 @@ class CompileAttempt:
         *,
         include_resolver: Callable[[], CudaInclude] = resolve_cuda_include,
         toolkit_resolver: Callable[[CudaInclude], Toolkit] = _toolkit_for,
-        fingerprinter: Callable[[Sequence[Path]], str] = fingerprint,
+        fingerprinter: Callable[[Sequence[Path]], str | tuple[str, str]] = fingerprints,
     ) -> None:
         self._resolve_include = include_resolver
         self._resolve_toolkit = toolkit_resolver
@@ -244,7 +266,9 @@ class CompileAttempt:
         with self._lock:
             found = self._headers.get(roots)
             if found is None:
-                found = self._headers[roots] = HeaderIdentity(roots=roots, digest=self._fingerprint(roots))
+                digests = self._fingerprint(roots)
+                digest, portable = digests if isinstance(digests, tuple) else (digests, digests)
+                found = self._headers[roots] = HeaderIdentity(roots=roots, digest=digest, portable=portable)
             return found
 
     def toolkit(self) -> Toolkit:

@@ -88,6 +88,24 @@ class Toolkit:
         h.update(f"{self.cuda_include.path}\0{self.cuda_include.cuda_version}\n".encode())
         return h.hexdigest()
 
+    @property
+    def versions(self) -> dict[str, str]:
+        """``"major.minor"`` of NVRTC, nvrtc-builtins, nvJitLink and the CUDA headers, by those names."""
+        found = {"nvrtc": self.nvrtc.version, "nvrtc-builtins": self.nvrtc_builtins.version,
+                 "nvJitLink": self.nvjitlink.version, "CUDA headers": self.cuda_include.cuda_version}
+        return {name: ".".join(map(str, version)) for name, version in found.items()}
+
+    @property
+    def portable_identity(self) -> str:
+        """A hash of :attr:`versions` alone: the same toolkit release installed elsewhere has the same one.
+
+        What precompiled packs are keyed by (with the headers' contents, which cover the CUDA headers):
+        NVRTC's output is a function of its version, and nvJitLink's of its own.
+        """
+        h = hashlib.sha256(b"cuda-coop portable toolkit v1\0")
+        h.update(repr(sorted(self.versions.items())).encode())
+        return h.hexdigest()
+
 
 class LibraryBackend(Protocol):
     """How libraries are bound and asked for their versions (cuda-pathfinder + cuda.bindings)."""

@@ -16,6 +16,7 @@ __all__ = [
     "CoopError",
     "HeaderBundleError",
     "HeaderResolutionError",
+    "PackError",
     "SpecError",
     "ToolkitError",
     "ToolkitMismatchError",
@@ -88,6 +89,10 @@ class SpecError(CoopError, ValueError):
 
     Raised by spec validation; a DSL integration turns it into a :class:`UsageError` naming the call.
     """
+
+
+class PackError(CoopError):
+    """A precompiled pack cannot be used as asked: a path that is not a pack, or one that cannot be written."""
 
 
 class BackendError(CoopError):

@@ -28,6 +28,7 @@ nitpicky = True
 # Standard-library and third-party names in signatures: there is no intersphinx (no network).
 nitpick_ignore_regex = [
     ("py:class", r"(pathlib\.)?Path|collections\.abc\..*|typing\..*|Literal|Sequence|Mapping|Callable|Any"),
+    ("py:class", r"os\.PathLike"),
     ("py:class", r"numba_cuda_mlir\..*"),
 ]
 

@@ -14,6 +14,11 @@ ordered header identity, toolkit-library identity) is a SHA-256 over:
 
 Nothing else (backend name, dump or cache directory, compiler instance, request argument order)
 enters the key.
+
+A precompiled pack keys the same components without where they are installed
+(:func:`portable_provider_key`): the include paths in the options become their places in the order,
+and the header and toolkit identities their portable forms (contents; versions). Its kernels are keyed
+by :func:`link_key` over the same modules, with the toolkits' portable identities.
 """
 
 from __future__ import annotations
@@ -25,7 +30,16 @@ from dataclasses import dataclass
 
 from ._toolchain import Toolchain
 
-__all__ = ["KEY_SCHEMA_VERSION", "ProviderKey", "compile_options", "link_key", "normalize_arch", "provider_key"]
+__all__ = [
+    "KEY_SCHEMA_VERSION",
+    "ProviderKey",
+    "compile_options",
+    "link_key",
+    "normalize_arch",
+    "portable_options",
+    "portable_provider_key",
+    "provider_key",
+]
 
 KEY_SCHEMA_VERSION = 1
 
@@ -93,6 +107,24 @@ def provider_key(source: str, options: Sequence[str], toolchain: Toolchain) -> P
         options=tuple(options),
         header_identity=toolchain.header_identity,
         toolkit_identity=toolchain.toolkit_identity,
+        nvrtc_version=toolchain.nvrtc_version,
+    )
+
+
+def portable_options(options: Sequence[str], toolchain: Toolchain) -> tuple[str, ...]:
+    """``options`` with each include root of ``toolchain`` named by its place (``--include-path=<root 0>``)."""
+    places = {f"--include-path={root}": f"--include-path=<root {i}>" for i, root in enumerate(toolchain.include_roots)}
+    return tuple(places.get(option, option) for option in options)
+
+
+def portable_provider_key(source: str, options: Sequence[str], toolchain: Toolchain) -> ProviderKey:
+    """The key a precompiled pack holds ``source`` under: :func:`provider_key` without install locations."""
+    headers, toolkit = toolchain.portable
+    return ProviderKey(
+        source=source,
+        options=portable_options(options, toolchain),
+        header_identity=headers,
+        toolkit_identity=toolkit,
         nvrtc_version=toolchain.nvrtc_version,
     )
 

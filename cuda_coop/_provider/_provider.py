@@ -5,8 +5,8 @@ What the DSL integration calls::
     provider = Provider(requests, block_dim=(256, 1, 1), arch="sm_90", attempt=attempt)
     provider.symbols      # one WrapperSignature per request: extern "C" symbol + C signature
     provider.externs      # user operators/callbacks the DSL must supply as LTO-IR
-    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache, or one NVRTC call
-    provider.recompile()  # after bytes from the disk cache failed the kernel's link: evict, NVRTC again
+    provider.ltoir()      # LTO-IR bytes: memory cache, disk cache, a precompiled pack, or one NVRTC call
+    provider.recompile()  # after cached (or packed) bytes failed the kernel's link: evict, NVRTC again
 
 Construction validates the requests (``ValueError`` naming the primitive and parameter) and needs
 no toolkit. The toolchain is resolved, the source rendered and the key computed on first use of
@@ -23,16 +23,18 @@ from typing import TYPE_CHECKING
 
 from .. import _specs
 from ..errors import CompileError
+from . import _packs
 from ._abi import ExternFunction, Plan, WrapperSignature, plan
 from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
-from ._key import ProviderKey, compile_options, normalize_arch, provider_key
+from ._key import ProviderKey, compile_options, normalize_arch, portable_provider_key, provider_key
 from ._nvrtc import Compiler, default_compiler
 from ._render import preamble, render
 from ._toolchain import Toolchain, resolve_toolchain
 
 if TYPE_CHECKING:
     from .._identity import CompileAttempt
+    from ._pack import Pack, PackIdentity
 
 __all__ = ["Provider"]
 
@@ -94,10 +96,13 @@ class Provider:
         self._cache = cache
         self._source: str | None = None
         self._key: ProviderKey | None = None
+        self._portable_key: ProviderKey | None = None
         self._ltoir: bytes | None = None
         self._lock = threading.RLock()
         self.origin: str | None = None
-        """Where :meth:`ltoir` got the bytes: ``"cache"`` or ``"nvrtc"`` (None before)."""
+        """Where :meth:`ltoir` got the bytes: ``"cache"``, ``"pack"`` or ``"nvrtc"`` (None before)."""
+        self.pack: Pack | None = None
+        """The precompiled pack the bytes came from (``origin == "pack"``)."""
 
     @property
     def symbols(self) -> tuple[WrapperSignature, ...]:
@@ -143,8 +148,21 @@ class Provider:
                 self._key = provider_key(self.source, self.options, self.toolchain)
             return self._key
 
+    @property
+    def portable_key(self) -> ProviderKey:
+        """The key a precompiled pack holds this provider under (:func:`~._key.portable_provider_key`)."""
+        with self._lock:
+            if self._portable_key is None:
+                self._portable_key = portable_provider_key(self.source, self.options, self.toolchain)
+            return self._portable_key
+
+    @property
+    def pack_identity(self) -> PackIdentity:
+        """What a precompiled pack must have been built with to serve this provider."""
+        return _packs.identity_of(self.toolchain)
+
     def ltoir(self) -> bytes:
-        """The provider's LTO-IR: from the cache, or from one NVRTC compile (then cached).
+        """The provider's LTO-IR: from the cache, a precompiled pack, or one NVRTC compile (then cached).
 
         Raises
         ------
@@ -156,16 +174,20 @@ class Provider:
                 return self._ltoir
             start = time.perf_counter()
             digest = self.key.digest
-            data = self._cache_in_use().get(digest)
+            data, origin, where = self._cache_in_use().get(digest), "cache", ""
+            if data is None and (found := _packs.lookup("provider", self.portable_key.digest, self.pack_identity)):
+                (data, self.pack), origin, where = found, "pack", f" ({found[1].path})"
             if data is None:
                 data = self._compile_and_cache(digest)
                 # From the start of the lookup, as the hit line: rendering, key, NVRTC and the cache write.
                 _log.debug("cuda.coop: provider %s: compiled in %.3f s", digest[:16], time.perf_counter() - start)
-                return data
-            dump_source(self.source, self.backend, digest)
-            self.origin = "cache"
-            _log.debug("cuda.coop: provider %s: cache hit in %.3f s", digest[:16], time.perf_counter() - start)
-            self._ltoir = data
+            else:
+                dump_source(self.source, self.backend, digest)
+                self.origin, self._ltoir = origin, data
+                _log.debug("cuda.coop: provider %s: %s hit in %.3f s%s", digest[:16], origin,
+                           time.perf_counter() - start, where)
+            if (recording := _packs.recorder()) is not None:
+                recording.providers[self.portable_key.digest] = (data, self.toolchain, self.portable_key.options)
             return data
 
     def recompile(self) -> bytes:
@@ -175,7 +197,8 @@ class Provider:
         passes the cache's checks (format, key, length, SHA-256) even when its payload is LTO-IR this
         toolkit cannot link (written by another toolkit under a key that did not change, or forged).
         Checking each entry by a link of its own cost 20-30 ms per cache hit; the kernel's link is the
-        check instead, and a failure there costs this one compile.
+        check instead, and a failure there costs this one compile. Bytes from a precompiled pack are
+        refused in that pack for the rest of the process (packs are never written).
 
         Raises
         ------
@@ -184,6 +207,8 @@ class Provider:
         """
         with self._lock:
             digest = self.key.digest
+            if self.origin == "pack" and self.pack is not None:
+                _packs.refuse(self.pack, "provider", self.portable_key.digest, "the kernel's link failed with it")
             self._cache_in_use().discard(digest)
             _log.debug("cuda.coop: provider %s: cached LTO-IR failed the kernel's link; recompiling", digest[:16])
             return self._compile_and_cache(digest)

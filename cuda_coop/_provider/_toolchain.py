@@ -33,11 +33,24 @@ class Toolchain:
     toolkit_identity: str
     """Identity of NVRTC, nvrtc-builtins, nvJitLink and the CUDA headers."""
     nvrtc_version: tuple[int, int] = (0, 0)
+    portable_header_identity: str = ""
+    """:attr:`header_identity` with the roots named by their place, not their path (packs' keys)."""
+    portable_toolkit_identity: str = ""
+    """:attr:`toolkit_identity` of the versions alone, not the paths (packs' keys)."""
+    toolkit_versions: tuple[tuple[str, str], ...] = ()
+    """``(library, "major.minor")`` of NVRTC, nvrtc-builtins, nvJitLink and the CUDA headers."""
 
     @property
     def include_roots(self) -> tuple[Path, ...]:
         """Every include directory, in search order."""
         return (*self.cccl_include_roots, self.cuda_include)
+
+    @property
+    def portable(self) -> tuple[str, str]:
+        """``(header identity, toolkit identity)`` as precompiled packs key them; each falls back to the
+        located identity where it was not resolved (a test's toolchain), which is stricter."""
+        return (self.portable_header_identity or self.header_identity,
+                self.portable_toolkit_identity or self.toolkit_identity)
 
 
 def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
@@ -61,11 +74,15 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
     cccl = resolve_cccl_root()
     toolkit = attempt.toolkit()
     roots = (*cccl.include_roots, toolkit.cuda_include.path)
+    headers = attempt.header_identity(roots)
     return Toolchain(
         cccl_include_roots=tuple(cccl.include_roots),
         cccl_version=cccl.version_number,
         cuda_include=toolkit.cuda_include.path,
-        header_identity=attempt.header_identity(roots).digest,
+        header_identity=headers.digest,
         toolkit_identity=toolkit.identity,  # the same selection as the include path above
         nvrtc_version=toolkit.nvrtc.version,
+        portable_header_identity=headers.portable,
+        portable_toolkit_identity=toolkit.portable_identity,
+        toolkit_versions=tuple(toolkit.versions.items()),
     )

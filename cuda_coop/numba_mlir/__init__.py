@@ -25,11 +25,13 @@ from . import _activation  # noqa: E402  (the version is checked first)
 from ._inspect import CompiledKernel as CompiledKernel  # noqa: E402
 from ._inspect import compile_kernel as compile_kernel  # noqa: E402
 from ._inspect import shared_memory_bytes as shared_memory_bytes  # noqa: E402
+from ._precompile import PrecompiledKernel as PrecompiledKernel  # noqa: E402
+from ._precompile import precompile as precompile  # noqa: E402
 
 _activation.activate()
 mark_active("numba_mlir")
 
-__all__ = ["CompiledKernel", "compile_kernel", "shared_memory_bytes"]
+__all__ = ["CompiledKernel", "PrecompiledKernel", "compile_kernel", "precompile", "shared_memory_bytes"]
 
 
 def __dir__() -> list[str]:

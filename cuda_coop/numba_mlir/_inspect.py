@@ -105,7 +105,7 @@ class CompiledKernel:
         return usage
 
 
-def _dims(value: object, what: str) -> tuple[int, int, int]:
+def _dims(value: object, what: str, where: str = "compile_kernel") -> tuple[int, int, int]:
     """1 to 3 positive integers (Python or NumPy integers) as a 3-tuple padded with 1."""
     items = value if isinstance(value, (tuple, list)) else (value,)
     dims: list[int] = []
@@ -119,7 +119,7 @@ def _dims(value: object, what: str) -> tuple[int, int, int]:
             break
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
         raise UsageError(
-            f"compile_kernel({what}={value!r}): give 1 to 3 positive integers (Python or NumPy), e.g. 256 or (16, 8)"
+            f"{where}({what}={value!r}): give 1 to 3 positive integers (Python or NumPy), e.g. 256 or (16, 8)"
         )
     x, y, z = [*dims, 1, 1][:3]
     return x, y, z
@@ -128,22 +128,22 @@ def _dims(value: object, what: str) -> tuple[int, int, int]:
 _ARCH = re.compile(r"sm_(\d+)(\d)([af]?)")
 
 
-def _arch(arch: object) -> tuple[str, tuple[int, int]]:
+def _arch(arch: object, where: str = "compile_kernel") -> tuple[str, tuple[int, int]]:
     """``("sm_90a", (9, 0))`` from ``"sm_90a"``; a UsageError for anything else."""
     match = _ARCH.fullmatch(arch.strip().lower()) if isinstance(arch, str) else None
     if match is None or int(match[1]) < 1:
         raise UsageError(
-            f"compile_kernel(arch={arch!r}): expected 'sm_<major><minor>' with an optional 'a' or 'f' "
+            f"{where}(arch={arch!r}): expected 'sm_<major><minor>' with an optional 'a' or 'f' "
             "(architecture- or family-specific), e.g. 'sm_90', 'sm_90a', 'sm_100a'"
         )
     return f"sm_{match[1]}{match[2]}{match[3]}", (int(match[1]), int(match[2]))
 
 
-def _check_kernel(kernel: object) -> None:
+def _check_kernel(kernel: object, where: str | None = None) -> None:
     if not (hasattr(kernel, "py_func") and hasattr(kernel, "_compile_launch_config_signature")):
         kind = "a plain Python function" if callable(kernel) else f"a {type(kernel).__name__}"
         raise UsageError(
-            f"compile_kernel(kernel={kernel!r}): got {kind}; pass a kernel decorated with "
+            f"{where or f'compile_kernel(kernel={kernel!r})'}: got {kind}; pass a kernel decorated with "
             "@numba_cuda_mlir.cuda.jit (the dispatcher, not the undecorated function)"
         )
 

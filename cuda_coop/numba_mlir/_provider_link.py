@@ -38,8 +38,9 @@ class KernelProvider:
     def _produce(self) -> bytes:
         data = self.provider.ltoir()
         release(self.site_ids)  # the kernel is lowered: its call sites are no longer needed
-        # As nvcc: 32-bit shared pointers in the kernel. Bytes from the disk cache are checked by the link.
-        recompile = self.provider.recompile if self.provider.origin == "cache" else None
+        # As nvcc: 32-bit shared pointers in the kernel. Bytes read from a cache or a pack are checked by the link.
+        recompile = self.provider.recompile if self.provider.origin in ("cache", "pack") else None
         return _seams.link_with_short_shared_pointers(
-            data, toolkit=self.provider.toolchain.toolkit_identity, recompile=recompile
+            data, toolkit=self.provider.toolchain.toolkit_identity, recompile=recompile,
+            pack=(self.provider.pack_identity, self.provider.portable_key.digest),
         )

@@ -48,6 +48,19 @@ def test_parse_lines_reads_the_planner_provider_link_nvrtc_and_pch_lines() -> No
     assert parsed["wait"] == [0.125]
 
 
+def test_parse_lines_reads_pack_hits_and_links_without_the_cache() -> None:
+    bench = _bench()
+    lines = [
+        (1.0, "cuda.coop: provider 0123456789abcdef: pack hit in 0.040 s (/packs/lib)"),
+        (1.2, "cuda.coop: kernel link 0123456789abcdef: pack hit in 0.002 s (/packs/lib)"),
+        (2.0, "cuda.coop: provider fedcba9876543210: compiled in 1.000 s"),
+        (2.3, "cuda.coop: kernel link fedcba9876543210: linked in 0.200 s"),
+    ]
+    parsed = bench.parse_lines(lines)
+    assert parsed["provider"] == [(1.0 - 0.04, 1.0), (1.0, 2.0)]
+    assert parsed["origins"] == ["pack", "nvrtc"] and parsed["links"] == ["pack", "nvjitlink"]
+
+
 def test_exclusive_subtracts_the_union_of_nested_and_overlapping_intervals() -> None:
     bench = _bench()
     assert bench.exclusive([(0.0, 10.0)]) == 10.0

@@ -1,4 +1,5 @@
-"""How each kernel link of a process went, from cuda-coop's "kernel link" debug lines (for test scripts)."""
+"""For test scripts: how each kernel link of a process went (cuda-coop's debug lines), which pack served,
+and how many links ran nvJitLink."""
 
 from __future__ import annotations
 
@@ -24,3 +25,36 @@ def record_links() -> list[str]:
     logger.setLevel(logging.DEBUG)
     logger.addHandler(_Links(links))
     return links
+
+
+def count_nvjitlink() -> list[int]:
+    """A one-item list counting nvJitLink links from now on (calls of numba-cuda-mlir's ``Linker.complete``).
+
+    cuda-coop runs a link through ``type(linker).complete``; a link served from a cache or a pack calls none.
+    """
+    from numba_cuda_mlir import linker
+
+    calls = [0]
+    original = linker.Linker.complete
+
+    def complete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return original(self, *args, **kwargs)
+
+    linker.Linker.complete = complete
+    return calls
+
+
+def record_served() -> list[str]:
+    """A list that receives, for each later provider or kernel taken from a precompiled pack, the pack's directory."""
+    served: list[str] = []
+
+    class _Served(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "pack hit" in (message := record.getMessage()):  # "...: pack hit in <s> s (<pack>)"
+                served.append(message.rsplit(" (", 1)[1].rstrip(")"))
+
+    logger = logging.getLogger("cuda.coop")
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(_Served(logging.DEBUG))
+    return served

@@ -2,8 +2,8 @@
 
 - Environment variables: the set documented in docs/configuration.rst (by hand, and generated from
   ``cuda_coop._env.VARIABLES``) equals the set the source of ``cuda.coop`` reads, found by scanning
-  every ``_env.get(...)`` / ``_env.flag(...)`` / ``_env.path(...)`` call; nothing outside ``_env.py``
-  touches ``os.environ``.
+  every ``_env.get(...)`` / ``_env.flag(...)`` / ``_env.path(...)`` / ``_env.paths(...)`` call;
+  nothing outside ``_env.py`` touches ``os.environ``.
 - CMake cache variables: every ``CUDA_COOP_*`` cache variable of CMakeLists.txt and cmake/*.cmake is
   documented in docs/installation.rst or docs/configuration.rst, and every one documented exists.
 - Examples: the markers the docs cut examples by are well formed.
@@ -113,7 +113,7 @@ class _Scanner(ast.NodeVisitor):
                 self.raw.append(f"{self.rel}:{node.lineno}: from os import {alias.name}")
             if alias.name == "_env" and (module in {"", "cuda.coop"} or module.endswith("coop")):
                 self.env_aliases.add(bound)
-            if module.endswith("_env") and alias.name in {"get", "flag", "path"}:
+            if module.endswith("_env") and alias.name in {"get", "flag", "path", "paths"}:
                 self.func_aliases.add(bound)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -164,7 +164,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        is_read = (isinstance(func, ast.Attribute) and func.attr in {"get", "flag", "path"}
+        is_read = (isinstance(func, ast.Attribute) and func.attr in {"get", "flag", "path", "paths"}
                    and isinstance(func.value, ast.Name) and func.value.id in self.env_aliases) or (
             isinstance(func, ast.Name) and func.id in self.func_aliases)
         if is_read:

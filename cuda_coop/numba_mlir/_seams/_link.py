@@ -4,11 +4,12 @@
   with a layout-only module (:func:`layout_ltoir`), see the comment below.
 - A link holding providers read from the disk cache is retried once, if it fails, with them compiled
   again (:func:`_complete_or_recompile`).
-- With the persistent cache on, the linked cubin is kept under a key of everything the link is given
-  (:func:`_complete_cached`).
+- With the persistent cache on, the linked cubin is kept under a key of everything the link is given;
+  with a precompiled pack configured (or a precompile recording), the same modules are keyed without
+  install locations and the cubin is looked up in the packs (:func:`_complete_cached`).
 
-Imported by the package after its version gate. Module state: ``_PROVIDERS`` and ``_TOOLKITS``
-(per process, keyed by LTO-IR digest); the wrapper is installed once (``functools.cache``).
+Imported by the package after its version gate. Module state: ``_PROVIDERS``, ``_TOOLKITS`` and
+``_PACKED`` (per process, keyed by LTO-IR digest); the wrapper is installed once (``functools.cache``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ import logging
 import struct
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ..._provider import _packs
 from ..._provider._cache import DiskCache, default_link_cache
 from ..._provider._key import link_key
+from ..._provider._pack import PackIdentity
 from ...errors import BackendError
 from . import VERSION, _backend
 
@@ -50,6 +54,8 @@ _PROVIDERS: dict[bytes, Callable[[], bytes] | None] = {}
 when it came from the disk cache (see :func:`link_with_short_shared_pointers`)."""
 _TOOLKITS: dict[bytes, str] = {}
 """Digests of provider LTO-IR -> the identity of the toolkit (nvJitLink included) it was compiled for."""
+_PACKED: dict[bytes, tuple[PackIdentity, str]] = {}
+"""Digests of provider LTO-IR -> (the identity a pack needs to serve it, its key in a pack)."""
 
 
 def _digest(data: bytes) -> bytes:
@@ -57,7 +63,11 @@ def _digest(data: bytes) -> bytes:
 
 
 def link_with_short_shared_pointers(
-    ltoir: bytes, *, toolkit: str, recompile: Callable[[], bytes] | None = None
+    ltoir: bytes,
+    *,
+    toolkit: str,
+    recompile: Callable[[], bytes] | None = None,
+    pack: tuple[PackIdentity, str] | None = None,
 ) -> bytes:
     """Have every kernel link that holds ``ltoir`` use 32-bit shared-memory pointers; returns ``ltoir``.
 
@@ -67,12 +77,16 @@ def link_with_short_shared_pointers(
     ``recompile`` (for bytes read from the disk cache): if such a link fails, it is called for fresh bytes
     (the provider evicts its entry and runs NVRTC again), which replace ``ltoir`` in one more link. So a
     cache entry that passed the cache's own checks but does not link costs one compile, not an error.
+    ``pack``: the identity a precompiled pack needs to hold a kernel linked with ``ltoir``, and the key
+    ``ltoir`` has in a pack (``Provider.pack_identity``, ``Provider.portable_key``).
     """
     _install_link_layout()
     digest = _digest(ltoir)
     if recompile is not None or digest not in _PROVIDERS:
         _PROVIDERS[digest] = recompile
     _TOOLKITS[digest] = toolkit
+    if pack is not None:
+        _PACKED[digest] = pack
     return ltoir
 
 
@@ -90,7 +104,8 @@ def _complete_or_recompile(linker: Any, recompiles: dict[bytes, Callable[[], byt
             if recompile is None:
                 codes.append(code)
                 continue
-            fresh = link_with_short_shared_pointers(recompile(), toolkit=_TOOLKITS.get(_digest(bytes(code.code)), ""))
+            old = _digest(bytes(code.code))
+            fresh = link_with_short_shared_pointers(recompile(), toolkit=_TOOLKITS.get(old, ""), pack=_PACKED.get(old))
             codes.append(ObjectCode.from_ltoir(fresh, name=getattr(code, "name", None) or "cuda_coop_provider"))
         for digest in recompiles:
             _PROVIDERS[digest] = None  # compiled again once; a later link of the same bytes fails as it is
@@ -106,22 +121,43 @@ def _complete(linker: Any, recompiles: dict[bytes, Callable[[], bytes]]) -> Any:
     return _complete_or_recompile(linker, recompiles) if recompiles else type(linker).complete(linker)
 
 
-def _link_inputs_key(linker: Any) -> str | None:
-    """:func:`~cuda_coop._provider._key.link_key` of what ``linker.complete()`` gives nvJitLink.
+_Inputs = list[tuple[str, str, bytes]]
+
+
+def _link_inputs(linker: Any) -> _Inputs | None:
+    """``(code type, name, bytes)`` of each module ``linker.complete()`` gives nvJitLink, in order.
 
     None when a module is given by its path rather than its bytes (a library the kernel links): its
-    contents are not in hand, so the link is not cached.
+    contents are not in hand, so the link is neither cached nor looked up in a pack.
     """
     inputs = []
     for code in linker._object_codes:
         if not isinstance(code.code, bytes | bytearray | memoryview):
             return None
         inputs.append((str(code.code_type), str(getattr(code, "name", "") or ""), bytes(code.code)))
-    toolkits = sorted({t for _, _, data in inputs if (t := _TOOLKITS.get(_digest(data)))})
+    return inputs
+
+
+def _inputs_key(linker: Any, inputs: _Inputs, *, portable: bool = False) -> str:
+    """:func:`~cuda_coop._provider._key.link_key` of ``inputs`` with ``linker``'s options.
+
+    ``portable``: the providers' toolkits by their portable identities (a pack's key) instead of the
+    located ones (the persistent cache's key).
+    """
+    if portable:
+        found = [_PACKED[d][0].toolkit_identity for *_, data in inputs if (d := _digest(data)) in _PACKED]
+    else:
+        found = [t for *_, data in inputs if (t := _TOOLKITS.get(_digest(data)))]
     options = linker._get_linker_options(ptx=False)  # cuda.core's LinkerOptions: every field, by name
     dataclass = dataclasses.is_dataclass(options) and not isinstance(options, type)
     fields = dataclasses.asdict(options) if dataclass else vars(options)
-    return link_key(inputs, repr(sorted(fields.items())), "\0".join(toolkits))
+    return link_key(inputs, repr(sorted(fields.items())), "\0".join(sorted(set(found))))
+
+
+def _link_inputs_key(linker: Any) -> str | None:
+    """The persistent cache's key of ``linker``'s link (None: a module is given by path, see :func:`_link_inputs`)."""
+    inputs = _link_inputs(linker)
+    return None if inputs is None else _inputs_key(linker, inputs)
 
 
 def is_cuda_elf(data: bytes) -> bool:
@@ -132,38 +168,79 @@ def is_cuda_elf(data: bytes) -> bool:
     return machine == 190
 
 
-def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], cache: DiskCache) -> Any:
-    """``linker.complete()`` through the persistent cache of linked kernels (``CUDA_COOP_ENABLE_CACHE``).
+def _complete_cached(linker: Any, recompiles: dict[bytes, Callable[[], bytes]], cache: DiskCache | None) -> Any:
+    """``linker.complete()`` through the persistent cache of linked kernels and the precompiled packs.
 
-    The key covers every module the link is given, its options and the nvJitLink library, so a hit is
-    the cubin this link would produce. A miss links (retrying with recompiled providers, as
-    :func:`_complete_or_recompile`) and stores the cubin under the key of the modules actually linked.
+    The persistent cache (``CUDA_COOP_ENABLE_CACHE``, ``cache``) keys the cubin by every module the link
+    is given, its options and the nvJitLink library, so a hit is the cubin this link would produce; the
+    packs key it by the same with the toolkit's portable identity. A miss links (retrying with
+    recompiled providers, as :func:`_complete_or_recompile`) and stores the cubin in the cache under the
+    key of the modules actually linked. A precompile in progress records the cubin, wherever it came from.
     """
     from cuda.core import ObjectCode
 
     start = time.perf_counter()
     linker._materialize_pending_cu()
-    key = _link_inputs_key(linker)
-    if key is None:
+    inputs = _link_inputs(linker)
+    if inputs is None:
         return _complete(linker, recompiles)
-    cubin = cache.get(key)
-    if cubin is not None and not is_cuda_elf(cubin):
-        _log.debug("cuda.coop: kernel link %s: the cached entry is not a CUDA ELF; linking again", key[:16])
-        cache.discard(key)
-        cubin = None
+    key = _inputs_key(linker, inputs)
+    cubin, how, where = _from_cache(cache, key), "cache hit", ""
+    if cubin is None and (found := _from_packs(linker, inputs)) is not None:
+        cubin, how, where = found[0], "pack hit", f" ({found[1]})"
     if cubin is not None:
         linker._complete, linker._info_log, linker._error_log = True, "", ""
         for digest in recompiles:
-            _PROVIDERS[digest] = None  # these bytes linked into the cached cubin
-        _log.debug("cuda.coop: kernel link %s: cache hit in %.3f s", key[:16], time.perf_counter() - start)
+            _PROVIDERS[digest] = None  # these bytes linked into this cubin
+        _record(linker, inputs, cubin)
+        _log.debug("cuda.coop: kernel link %s: %s in %.3f s%s", key[:16], how, time.perf_counter() - start, where)
         return ObjectCode.from_cubin(cubin, name=f"cuda_coop_kernel_{key[:16]}")
     result = _complete(linker, recompiles)
     # Another key if the retry compiled providers again: the cubin is stored under what was linked.
-    linked = _link_inputs_key(linker) if recompiles else key
+    linked = _link_inputs(linker) if recompiles else inputs
     if linked is not None:
-        cache.put(linked, bytes(result.code))
-        _log.debug("cuda.coop: kernel link %s: linked and cached in %.3f s", linked[:16], time.perf_counter() - start)
+        _record(linker, linked, bytes(result.code))
+        if cache is not None:
+            key = _inputs_key(linker, linked)
+            cache.put(key, bytes(result.code))
+        how = "linked and cached" if cache is not None else "linked"
+        _log.debug("cuda.coop: kernel link %s: %s in %.3f s", key[:16], how, time.perf_counter() - start)
     return result
+
+
+def _from_cache(cache: DiskCache | None, key: str) -> bytes | None:
+    """The persistent cache's cubin under ``key``; an entry that is not a CUDA ELF is removed."""
+    cubin = cache.get(key) if cache is not None else None
+    if cache is not None and cubin is not None and not is_cuda_elf(cubin):
+        _log.debug("cuda.coop: kernel link %s: the cached entry is not a CUDA ELF; linking again", key[:16])
+        cache.discard(key)
+        return None
+    return cubin
+
+
+def _from_packs(linker: Any, inputs: _Inputs) -> tuple[bytes, Path] | None:
+    """``(cubin, pack directory)`` from the first pack holding this link; None without packs or entry."""
+    identities = [_PACKED[d][0] for *_, data in inputs if (d := _digest(data)) in _PACKED]
+    if not identities or not _packs.packs():
+        return None
+    key = _inputs_key(linker, inputs, portable=True)
+    found = _packs.lookup("kernel", key, identities[0])
+    if found is None:
+        return None
+    cubin, pack = found
+    if not is_cuda_elf(cubin):
+        _packs.refuse(pack, "kernel", key, "its cubin is not a CUDA ELF")
+        return None
+    return cubin, pack.path
+
+
+def _record(linker: Any, inputs: _Inputs, cubin: bytes) -> None:
+    """Note the linked kernel (and the keys of its providers) in this thread's precompile, if one records."""
+    recording = _packs.recorder()
+    if recording is None:
+        return
+    providers = tuple(_PACKED[d][1] for *_, data in inputs if (d := _digest(data)) in _PACKED)
+    recording.kernels[_inputs_key(linker, inputs, portable=True)] = (cubin, providers)
 
 
 def short_shared_layout() -> str:
@@ -228,7 +305,7 @@ def _install_link_layout() -> None:
         new._object_codes = [ObjectCode.from_ltoir(layout, name="cuda_coop_layout"), *others]
         recompiles = {d: fn for d in digests if d is not None and (fn := _PROVIDERS.get(d)) is not None}
         cache = default_link_cache()
-        if cache is not None:
+        if cache is not None or _packs.active():
             new.complete = functools.partial(_complete_cached, new, recompiles, cache)
         elif recompiles:
             new.complete = functools.partial(_complete_or_recompile, new, recompiles)
