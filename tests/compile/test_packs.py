@@ -33,19 +33,27 @@ links, nvjitlink, served = record_links(), count_nvjitlink(), record_served()
 import cuda.coop as coop
 from cuda.coop._provider._nvrtc import default_compiler
 from cuda.coop.numba_mlir import compile_kernel
+from cuda.coop.numba_mlir import _seams
 from tests.gpu import _pack_kernels as k
-names, added = sys.argv[1].split(","), sys.argv[2:]
+names, how, added = sys.argv[1].split(","), sys.argv[2], sys.argv[3:]
 for path in added:
     coop.add_pack(path)
 cubins = {}
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     for kernel, signature, block in k.cuda_coop_precompile:
-        if kernel.py_func.__name__ in names:
+        if kernel.py_func.__name__ not in names:
+            continue
+        if how == "launch":  # as a launch compiles it: the kernel's own dispatcher, the GPU's compute capability
+            key = (("grid", (7, 1, 1)), ("block", (block, 1, 1)), ("sharedmem", 0), ("cluster", None))
+            with _seams.assumed_compute_capability((9, 0)):
+                cubin = kernel._compile_launch_config_signature(signature, key).metadata["cubin"]
+        else:
             cubin = compile_kernel(kernel, signature, block=block, arch="sm_90").cubin
-            cubins[kernel.py_func.__name__] = hashlib.sha256(cubin).hexdigest()
+        cubins[kernel.py_func.__name__] = hashlib.sha256(bytes(cubin)).hexdigest()
+ours = [f"{w.category.__name__}: {w.message}" for w in caught if "cuda.coop" in str(w.message)]
 print(json.dumps({"nvrtc": default_compiler().calls, "nvjitlink": nvjitlink[0], "links": links, "served": served,
-                  "cubins": cubins, "warnings": [f"{w.category.__name__}: {w.message}" for w in caught]}))
+                  "cubins": cubins, "warnings": ours}))
 """
 
 
@@ -54,9 +62,12 @@ def _numba_cuda_mlir() -> None:
     require_numba_cuda_mlir()
 
 
-def _run(env: dict[str, str], names: tuple[str, ...] = BOTH, added: tuple[Path, ...] = ()) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, ",".join(names), *map(str, added)], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=600, check=False)
+def _run(
+    env: dict[str, str], names: tuple[str, ...] = BOTH, added: tuple[Path, ...] = (), how: str = "compile_kernel"
+) -> dict[str, object]:
+    """What a new process reports after compiling ``names`` (through ``compile_kernel`` or as a launch does)."""
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, ",".join(names), how, *map(str, added)], env=env,
+                          cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -102,8 +113,9 @@ def _copy(pack: Path, to: Path) -> Path:
     return to
 
 
-def test_a_fresh_process_compiles_no_provider_and_links_no_kernel(pack: Path, tmp_path: Path) -> None:
-    result = _run(child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)))
+@pytest.mark.parametrize("how", ["compile_kernel", "launch"])
+def test_a_fresh_process_compiles_no_provider_and_links_no_kernel(pack: Path, tmp_path: Path, how: str) -> None:
+    result = _run(child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)), how=how)
     assert result["nvrtc"] == 0 and result["nvjitlink"] == 0
     assert result["links"] == ["pack hit", "pack hit"]
     assert result["served"] == [str(pack)] * 4  # two providers, two kernels

@@ -69,11 +69,6 @@ print(json.dumps({"nvrtc": default_compiler().calls, "nvjitlink": nvjitlink[0], 
 """
 
 
-@pytest.fixture(autouse=True)
-def _numba_cuda_mlir() -> None:
-    require_numba_cuda_mlir()
-
-
 def _arch() -> str:
     from numba_cuda_mlir import cuda
 
@@ -81,17 +76,24 @@ def _arch() -> str:
     return f"sm_{major}{minor}"
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_first_launch_from_a_pack_is_correct_and_compiles_nothing(
-    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pack = tmp_path / "pack"
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pack of tests/gpu/_pack_kernels.py for this GPU's arch."""
+    require_numba_cuda_mlir()
+    root = tmp_path_factory.mktemp("pack")
     build = subprocess.run(
         [sys.executable, "-m", "cuda.coop", "precompile", "tests.gpu._pack_kernels", "--arch", _arch(),
-         "--out", str(pack)], env=child_env(tmp_path), cwd=REPO, capture_output=True, text=True, timeout=900,
+         "--out", str(root / "pack")], env=child_env(root), cwd=REPO, capture_output=True, text=True, timeout=900,
         check=False,
     )
     assert build.returncode == 0, build.stderr[-4000:]
+    return root / "pack"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_first_launch_from_a_pack_is_correct_and_compiles_nothing(
+    pack: Path, tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(seed)],
                           env=child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)), cwd=REPO, capture_output=True,
                           text=True, timeout=600, check=False)
