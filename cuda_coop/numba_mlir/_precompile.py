@@ -149,7 +149,8 @@ def precompile(
     UsageError
         A malformed target or arch, or a kernel that calls no cuda-coop primitive.
     PackError
-        ``out`` cannot hold the pack (a file, another directory, a pack of another identity).
+        ``out`` cannot hold the pack (a file, another directory, a pack of another identity), or a kernel's
+        link holds a module given by its path.
     CompileError
         A kernel does not compile.
     """
@@ -164,10 +165,15 @@ def precompile(
                 start = time.perf_counter()
                 compile_kernel(target.kernel, target.signature, block=target.block, grid=target.grid, arch=chip)
                 seconds = time.perf_counter() - start
-            if not recorded.providers or len(recorded.kernels) != 1:
+            if not recorded.providers:
                 raise UsageError(
                     f"precompile: {target.name} calls no cuda-coop primitive, so a pack has nothing to keep for it "
                     "(numba-cuda-mlir compiles it as usual); take it out of the targets"
+                )
+            if len(recorded.kernels) != 1:
+                raise PackError(
+                    f"precompile: the link of {target.name} holds a module given by its path (a library), whose "
+                    "contents a pack cannot key; take the kernel out of the targets"
                 )
             if writer is None:
                 writer = PackWriter(Path(out), _with_cccl(_identity(recorded)))
@@ -175,8 +181,8 @@ def precompile(
             done.append(row)
             if progress is not None:
                 progress(len(done), len(items) * len(chips), row)
-    assert writer is not None  # targets and arches are not empty
-    writer.commit()
+    if writer is not None:  # always: targets and arches are not empty
+        writer.commit()
     return done
 
 
