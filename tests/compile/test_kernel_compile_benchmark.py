@@ -138,3 +138,25 @@ def test_compile_only_run(tmp_path: Path) -> None:
     assert summary["new_block_compiles"] == 1
     assert summary["pch_builds"] == [1]  # the default compiler starts the PCH build with its first compile
     assert all(isinstance(summary["exit"][k], float) for k in ("cold", "pch_started", "warm", "baseline"))
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="benchmarks/ is not in this checkout")
+def test_compile_only_pack_run(tmp_path: Path) -> None:
+    """--pack: two kernels from a pack built in the same repetition, in a process with the cache off."""
+    from tests.helpers.packs import require_numba_cuda_mlir
+
+    require_numba_cuda_mlir()
+    out = tmp_path / "figures.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--pack", "--compile-only", "--reps", "1", "--kernels", "2", "--json", str(out)],
+        env=env, capture_output=True, text=True, check=False, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["mode"] == "pack" and summary["plain_again"] > 0
+    assert [r["kernel"] for r in summary["pack"]] == ["sum_i32", "scan_f32"]
+    for row in summary["pack"]:
+        assert row["origins"] == ["pack"] and row["links"] == ["pack"] and row["nvrtc"] is None, row
+        assert row["nvjitlink"] is None, row  # no NVRTC, no nvJitLink
+    assert "x plain" in proc.stdout and "(pack hits)" in proc.stdout, proc.stdout
