@@ -334,8 +334,9 @@ class PackWriter:
 
     @property
     def entries(self) -> tuple[PackEntry, ...]:
-        """Every entry the manifest will list, providers first, each kind in key order."""
-        return tuple(sorted(self._entries.values(), key=lambda e: (e.kind != "provider", e.key)))
+        """Every entry the manifest will list, by kernel, block and arch, each kernel's providers first."""
+        return tuple(sorted(self._entries.values(), key=lambda e: (e.kernel, e.block, e.arch, e.kind != "provider",
+                                                                     e.key)))
 
     def commit(self) -> Path:
         """Write the manifest (atomically); returns its path."""
