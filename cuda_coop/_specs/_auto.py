@@ -59,8 +59,9 @@ SCHEMA = 1
 MAX_STAGED_BYTES = 24 * 1024
 """The largest padded tile auto stages in shared memory (an explicit algorithm may use up to the 48 KiB)."""
 _ALWAYS_COMMUTATIVE = frozenset({KnownOp.PLUS, KnownOp.MULTIPLIES, KnownOp.BIT_AND, KnownOp.BIT_OR, KnownOp.BIT_XOR})
-_ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM})
-"""min/max are commutative for integers; for floats a NaN operand makes the order matter."""
+_ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM, KnownOp.FMIN, KnownOp.FMAX})
+"""min/max and fmin/fmax are commutative for integers; for floats which of -0.0 and +0.0 (or of two NaNs) is the
+result depends on the order."""
 _ARCH = re.compile(r"sm_(\d+)[a-z]?\Z")
 
 
