@@ -309,7 +309,7 @@ class Param:
     """For arrays: the memory spaces the argument may live in; omitted, they follow from the kind
     (:attr:`memory`). An argument in another space is refused at compile time."""
     min_extent: str | None = None
-    """For a POINTER: how many items, from its offset on, the call may read or write, as an expression of the
+    """For a POINTER (required): how many items, from its offset on, the call may read or write, as an expression of the
     call's compile-time values (:mod:`._contracts`: template parameters such as ``bins``, the derived ``tile``
     and ``warp_tile``, and scalar arguments given as constants, such as ``k``). A constant-size array (a
     ``cuda.shared.array`` or ``cuda.local.array``) with fewer items than that, past a constant offset, is refused;
@@ -358,8 +358,8 @@ class Param:
         self._check_default()
 
     def _check_contract(self) -> None:
-        if self.min_extent is not None and self.kind is not ArgKind.POINTER:
-            raise ValueError(f"parameter {self.name!r}: only POINTER parameters have a min_extent")
+        if (self.min_extent is not None) != (self.kind is ArgKind.POINTER):
+            raise ValueError(f"parameter {self.name!r}: POINTER parameters, and only they, declare a min_extent")
         if self.min_extent is not None:
             _extent.check(self.min_extent)
         if self.spaces and self.kind not in _ARRAY_KINDS:
@@ -399,11 +399,14 @@ class Param:
     @property
     def memory(self) -> tuple[Space, ...]:
         """:attr:`spaces`, or the kind's: a POINTER is memory the block (warp) shares, global or shared; the
-        per-thread kinds (ARRAY, array OUTPUT, AGGREGATE) are this thread's own local array; () for the others."""
+        per-thread kinds (ARRAY, array OUTPUT, AGGREGATE) are this thread's own local array; () for the others (a
+        scalar OUTPUT is the call's result)."""
         if self.spaces:
             return self.spaces
         if self.kind is ArgKind.POINTER:
             return ("global", "shared")
+        if self.kind is ArgKind.OUTPUT and self.extent is None:
+            return ()  # the call's result, not an argument
         return ("local",) if self.kind in _ARRAY_KINDS else ()
 
 

@@ -25,6 +25,7 @@ import numbers
 from itertools import combinations
 
 from .._specs import ArgKind, Binding, Param, UserOp
+from .._specs._contracts import may_share, written
 from .._specs._extent import evaluate
 from ._sites import ArrayOrigin, CallSite
 
@@ -131,26 +132,15 @@ def _check_extent(cs: CallSite, p: Param, origin: ArrayOrigin, names: dict[str, 
     )
 
 
-def _written(p: Param) -> bool:
-    return p.access != "in"
-
-
-def _copied(p: Param) -> bool:
-    """A per-thread input the wrapper copies before CUB runs (``_render._input_copies``)."""
-    return p.kind is ArgKind.ARRAY and p.access == "in"
-
-
 def _check_aliases(cs: CallSite, params: list[Param]) -> None:
     for a, b in combinations(params, 2):
-        if not (_written(a) or _written(b)):
-            continue
-        if (not _written(a) and _copied(a)) or (not _written(b) and _copied(b)):
-            continue  # the read side is copied first: in place is fine (a scan's output=x)
+        if may_share(a, b):
+            continue  # neither is written, or the one read is copied first: in place is fine (a scan's output=x)
         oa, ob = cs.origins.get(a.name), cs.origins.get(b.name)
         if oa is None or ob is None or oa.root is None or oa.root != ob.root or oa.sliced or ob.sliced:
             continue
         raise cs.error(
             f"{a.name}= and {b.name}= are the same array ({oa.what}), but the call "
-            f"{'writes both' if _written(a) and _written(b) else 'writes one while it reads the other'}: "
+            f"{'writes both' if written(a) and written(b) else 'writes one while it reads the other'}: "
             f"pass two different arrays"
         )
