@@ -87,8 +87,13 @@ class UsageError(CoopError, TypeError):
 class SpecError(CoopError, ValueError):
     """A specialisation request the primitive's spec rejects (parameter, value, overload or constraint).
 
-    Raised by spec validation; a DSL integration turns it into a :class:`UsageError` naming the call.
+    Raised by spec validation; a DSL integration turns it into a :class:`UsageError` naming the call. ``detail``
+    is the message without the spec's own name in front (the call's name and place go there instead).
     """
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = message if detail is None else detail
 
 
 class PackError(CoopError):

@@ -39,7 +39,18 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from .._specs import ArgKind, Binding, KnownOp, Param, Scope, TParamKind, UserCallback, UserOp, ValueType
+from .._specs import (
+    ArgKind,
+    Binding,
+    KnownOp,
+    Param,
+    Scope,
+    TParamKind,
+    UserCallback,
+    UserOp,
+    ValueType,
+    coerce_operator,
+)
 from ._abi import CParam, Plan, WrapperSignature
 
 __all__ = ["META_UNROLL_LIMIT", "SUPPORT_HEADERS", "preamble", "render"]
@@ -48,6 +59,7 @@ SUPPORT_HEADERS = (
     "cuda/std/cstdint",
     "cuda/std/type_traits",
     "cuda/std/functional",
+    "cuda/std/limits",
     "cuda/functional",
     "cuda_fp16.h",
     "cuda_bf16.h",
@@ -98,6 +110,66 @@ __device__ __forceinline__ int clamp_count(I n)
   {
     const unsigned long long v = n;
     return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
+  }
+}
+
+// NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
+// NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
+template <bool Max>
+struct numpy_extremum
+{
+  template <class T>
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const
+  {
+    if constexpr (::cuda::is_floating_point_v<T>)
+    {
+      if (::cuda::std::isnan(a))
+      {
+        return a;
+      }
+      if (::cuda::std::isnan(b))
+      {
+        return b;
+      }
+    }
+    if constexpr (Max)
+    {
+      return ::cuda::maximum<T>{}(a, b);
+    }
+    else
+    {
+      return ::cuda::minimum<T>{}(a, b);
+    }
+  }
+};
+using maximum = numpy_extremum<true>;
+using minimum = numpy_extremum<false>;
+
+// The identities of maximum and minimum: the result of reducing no item (-inf and +inf where T has them).
+template <class T>
+__device__ __forceinline__ T lowest_value()
+{
+  using limits = ::cuda::std::numeric_limits<T>;
+  if constexpr (limits::has_infinity)
+  {
+    return -limits::infinity();
+  }
+  else
+  {
+    return limits::lowest();
+  }
+}
+template <class T>
+__device__ __forceinline__ T highest_value()
+{
+  using limits = ::cuda::std::numeric_limits<T>;
+  if constexpr (limits::has_infinity)
+  {
+    return limits::infinity();
+  }
+  else
+  {
+    return limits::max();
   }
 }
 } // namespace cuda_coop_detail
@@ -280,6 +352,22 @@ def _broadcast(b: Binding, call: str) -> list[str]:
     ]
 
 
+def _empty_count(b: Binding, sig: WrapperSignature) -> list[str]:
+    """A count whose method's result has an identity when it is 0 (``Param.empty``): the identity, with no call
+    (the count is the same in every thread of the block or logical warp, so all of them skip it together)."""
+    p = next((p for p in b.overload.all_params if p.empty is not None), None)
+    if p is None or p.empty is None:
+        return []
+    op = b.values.get(p.empty) if p.empty in b.values else coerce_operator(p.empty)
+    identity = op.identity if isinstance(op, KnownOp) else None
+    if identity is None:
+        return []  # a user operator: no identity (a constant 0 is refused; a runtime 0 is the caller's precondition)
+    t = b.type_of(b.method.returns or "dtype").cpp
+    value = identity.replace("{T}", t)
+    give = f"return {value};" if sig.returns is not None else f"*result = {value};\n    return;"
+    return [f"  if (cuda_coop_detail::clamp_count<{b.count_limit(p)}>({p.name}) == 0)\n  {{\n    {give}\n  }}"]
+
+
 def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] | None = None) -> str:
     b = sig.binding
     cparams = {c.name: c for c in sig.params}
@@ -302,6 +390,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] 
             f"    __syncwarp(cuda_coop_detail::logical_warp_mask<{width}>(tid));\n  }}",
         ]
         temp = "temp"
+    lines += _empty_count(b, sig)
     lines += _input_copies(sig)
     for p in b.overload.all_params:
         if p.kind is ArgKind.CALLBACK:

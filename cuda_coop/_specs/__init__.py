@@ -21,6 +21,7 @@ from ._model import (
     Param,
     PrimitiveSpec,
     Scope,
+    Space,
     TemplateParam,
     TParamKind,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "PrimitiveSpec",
     "Request",
     "Scope",
+    "Space",
     "TParamKind",
     "TemplateParam",
     "UserCallback",

@@ -8,16 +8,18 @@ with its raw timings.
 
 Rules, in order:
 
-1. **Architecture**: the table's measurements for the target (``sm_90``); else those of the highest
-   measured architecture below it; else the lowest measured one. Without a target (a binding made only
-   to validate a call) the highest measured architecture.
+1. **Architecture**: the table's measurements for the target (``sm_90``; ``sm_90a`` is ``sm_90``). A target
+   the table has not measured gets CUB's default: a ranking measured on another GPU does not carry over.
+   Without a target (a binding made only to validate a call) the highest measured architecture.
 2. **Configuration**: the entry of the same primitive and item size with the same threads and items per
    thread; else the nearest entry of the same primitive and item size, by ``|log2 threads - log2 t| +
    |log2 items - log2 i|`` (ties: more threads, then more items). Items per thread is 1 for a call
    without an array; threads are the block's (warp primitives are measured with 32-lane logical warps,
    and a narrower logical warp uses the same entries). No entry of that item size: no ranking.
-3. **Candidates**: the entry's ranking (fastest first), then CUB's default, then the other members in
-   CUB's order. The first candidate that auto may pick wins: not in ``Auto.never`` (a striped
+3. **Candidates**: the members of the entry's ranking (fastest first) that are clearly faster than CUB's
+   default (a median at least :data:`MARGIN` below the default's, where the entry records both), then CUB's
+   default, then the other members in CUB's order: where the measurement does not clearly beat CUB's default,
+   auto is CUB's default. The first candidate that auto may pick wins: not in ``Auto.never`` (a striped
    arrangement, a non-deterministic reduction), not a commutative-only member unless every operator is
    known to be commutative for the item type (sums, products, bitwise operators; min/max of integers;
    never a user function), not a tile-staging member whose padded tile exceeds 24 KiB (half the 48 KiB of
@@ -33,7 +35,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +58,15 @@ __all__ = [
 
 TABLE_PATH = Path(__file__).with_name("auto_table.json")
 SCHEMA = 1
+MARGIN = 0.05
+"""How much faster than CUB's default a measured algorithm must be for auto to prefer it (a fraction of the
+default's median): smaller differences are within what another kernel around the call, or another run, changes."""
 MAX_STAGED_BYTES = 24 * 1024
 """The largest padded tile auto stages in shared memory (an explicit algorithm may use up to the 48 KiB)."""
 _ALWAYS_COMMUTATIVE = frozenset({KnownOp.PLUS, KnownOp.MULTIPLIES, KnownOp.BIT_AND, KnownOp.BIT_OR, KnownOp.BIT_XOR})
-_ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM})
-"""min/max are commutative for integers; for floats a NaN operand makes the order matter."""
+_ORDER_COMMUTATIVE = frozenset({KnownOp.MINIMUM, KnownOp.MAXIMUM, KnownOp.FMIN, KnownOp.FMAX})
+"""min/max and fmin/fmax are commutative for integers; for floats which of -0.0 and +0.0 (or of two NaNs) is the
+result depends on the order."""
 _ARCH = re.compile(r"sm_(\d+)[a-z]?\Z")
 
 
@@ -72,6 +78,15 @@ class Entry:
     threads: int
     items: int
     ranking: tuple[str, ...]
+    medians: Mapping[str, float] = field(default_factory=dict)
+    """Median time of each ranked algorithm (ms), where the table records it."""
+
+    def clearly_faster(self, member: str, default: str) -> bool:
+        """Whether ``member`` is at least :data:`MARGIN` faster than ``default`` here; True where either time is
+        not recorded (the ranking alone speaks)."""
+        if member == default or member not in self.medians or default not in self.medians:
+            return True
+        return self.medians[member] <= (1 - MARGIN) * self.medians[default]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +97,14 @@ class AutoTable:
     entries: Mapping[str, Mapping[str, tuple[Entry, ...]]]
 
     def arch_for(self, arch: str | None) -> str | None:
-        """The measured architecture whose entries serve ``arch`` (rule 1); None for an empty table."""
+        """The measured architecture whose entries serve ``arch`` (rule 1): its own (``sm_90a`` -> ``sm_90``);
+        the highest measured one without a target; None for an empty table or a target not measured."""
         measured = sorted(self.entries, key=_cc)
         if not measured:
             return None
         if arch is None or _ARCH.match(arch) is None:
             return measured[-1]
-        below = [a for a in measured if _cc(a) <= _cc(arch)]
-        return below[-1] if below else measured[0]
+        return next((a for a in measured if _cc(a) == _cc(arch)), None)
 
     def lookup(
         self, table: str, arch: str | None, item_bytes: int, threads: int, items: int
@@ -124,7 +139,9 @@ def parse_table(data: Mapping[str, Any], where: str = "auto table") -> AutoTable
             raise SpecError(f"{where}: architecture {arch!r} is not of the form 'sm_90'")
         entries[arch] = {
             prim: tuple(
-                Entry(int(r["item_bytes"]), int(r["threads"]), int(r["items"]), tuple(r["ranking"])) for r in rows
+                Entry(int(r["item_bytes"]), int(r["threads"]), int(r["items"]), tuple(r["ranking"]),
+                      {k: float(v) for k, v in r.get("median_ms", {}).items()})
+                for r in rows
             )
             for prim, rows in prims.items()
         }
@@ -206,10 +223,12 @@ def resolve(b: Binding, tp: TemplateParam, table: AutoTable | None = None) -> tu
     if item is not None:
         found = table.lookup(policy.table, b.arch, int(item.size), b.block_threads, items)
     ranking: list[CubEnum] = []
-    source = "no measurement for this item size"
+    served = table.arch_for(b.arch)
+    source = "no measurement for this item size" if served or not table.entries else f"not measured on {b.arch}"
     if found is not None:
         entry, arch = found
-        ranking = [enum.coerce(name) for name in entry.ranking]
+        default = tp.default.short_name
+        ranking = [enum.coerce(name) for name in entry.ranking if entry.clearly_faster(name, default)]
         exact = (entry.threads, entry.items) == (b.block_threads, items)
         source = (
             f"{'provisional ' if table.provisional else ''}table, {arch}, {entry.item_bytes}-byte items, "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._model import ArgKind, Binding, Constraint, CubEnum, Overload, Param, TemplateParam, TParamKind
+from ._model import ArgKind, Binding, Constraint, CubEnum, Order, Overload, Param, TemplateParam, TParamKind
 
 __all__ = [
     "BLOCK_DIMS",
@@ -81,15 +81,18 @@ BLOCK_DIMS = (_dim("x", False), _dim("y", True), _dim("z", True))
 """BlockDimX, BlockDimY, BlockDimZ: inferred from the launch's block shape."""
 
 
-def scalar(name: str, type_: str = "dtype", doc: str = "", *, uniform: bool = False) -> Param:
-    return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc, uniform=uniform)
+def scalar(
+    name: str, type_: str = "dtype", doc: str = "", *, uniform: bool = False, bounds: tuple[int, int] | None = None
+) -> Param:
+    return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc, uniform=uniform, bounds=bounds)
 
 
-def count(limit: str, doc: str) -> Param:
+def count(limit: str, doc: str, *, empty: str | None = None) -> Param:
     """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``:
-    ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``)."""
+    ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``); ``empty``: see ``Param.empty``."""
     return Param(
-        name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, uniform=True, doc=doc  # type: ignore[arg-type]
+        name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, uniform=True, doc=doc,  # type: ignore[arg-type]
+        empty=empty,
     )
 
 
@@ -114,9 +117,14 @@ def aggregate(name: str, doc: str) -> Param:
 
 
 def op(
-    name: str = "op", returns: str = "dtype", args: tuple[str, ...] = ("dtype", "dtype"), doc: str = "Binary operator."
+    name: str = "op",
+    returns: str = "dtype",
+    args: tuple[str, ...] = ("dtype", "dtype"),
+    doc: str = "Binary operator.",
+    *,
+    order: Order | None = None,
 ) -> Param:
-    return Param(name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc)
+    return Param(name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc, order=order)
 
 
 def block_threads_multiple_of_warp(algorithms: tuple[CubEnum, ...], fix: str) -> Constraint:
@@ -149,10 +157,11 @@ _ITEMS = array("x", doc="This thread's input items (a ``cuda.local.array``).")
 
 def reduce_overloads(*ops: Param, limit: str, valid_doc: str) -> tuple[Overload, ...]:
     """BlockReduce's and WarpReduce's forms: one item, an array of items, one item of the first valid threads."""
+    valid = count(limit, valid_doc, empty=ops[0].name if ops else "+")
     return (
         Overload(name="scalar", params=(_X, *ops), tparams=(BROADCAST,)),
         Overload(name="array", params=(_ITEMS, *ops), tparams=(ITEMS_PER_THREAD, BROADCAST)),
-        Overload(name="scalar_valid", params=(_X, *ops, count(limit, valid_doc)), tparams=(COUNT_TYPE, BROADCAST)),
+        Overload(name="scalar_valid", params=(_X, *ops, valid), tparams=(COUNT_TYPE, BROADCAST)),
     )
 
 
@@ -196,24 +205,28 @@ def scan_overloads(
 _ITEMS_DOC = "This thread's ``cuda.local.array(N, dtype)``."
 
 
-def _pointer(name: str, tile: str, *, const: bool) -> Param:
+def _pointer(name: str, tile: str, extent: str, *, const: bool) -> Param:
     return Param(
         name=name,
         kind=ArgKind.POINTER,
         type="dtype",
         const=const,
         offset="offset",
+        min_extent=f"min(valid_items, {extent})",
         uniform=True,
-        doc=f"A 1-D C-contiguous device array; {tile} starts at ``{name}[offset]``.",
+        doc=f"A 1-D C-contiguous device array (global, or a ``cuda.shared.array``); {tile} starts at "
+        f"``{name}[offset]``.",
     )
 
 
-def load_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
+def load_overloads(tile: str, valid_doc: str, extent: str = "tile") -> tuple[Overload, ...]:
     """BlockLoad's and WarpLoad's forms: a full tile, a partial one, a partial one with a default for the rest.
 
-    ``tile`` names what ``src[offset]`` starts (``"the tile"``, ``"the logical warp's tile"``).
+    ``tile`` names what ``src[offset]`` starts (``"the tile"``, ``"the logical warp's tile"``); ``extent`` is its
+    number of items (``"tile"``, ``"warp_tile"``: see ``Param.min_extent``).
     """
-    src, items, valid = _pointer("src", tile, const=True), out_array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
+    src = _pointer("src", tile, extent, const=True)
+    items, valid = out_array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
     default = scalar("oob_default", doc="Value given to the items past ``valid_items``.", uniform=True)
     return (
         Overload(name="full", params=(src, items)),
@@ -222,9 +235,10 @@ def load_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
     )
 
 
-def store_overloads(tile: str, valid_doc: str) -> tuple[Overload, ...]:
-    """BlockStore's and WarpStore's forms: a full tile and a partial one."""
-    dst, items, valid = _pointer("dst", tile, const=False), array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
+def store_overloads(tile: str, valid_doc: str, extent: str = "tile") -> tuple[Overload, ...]:
+    """BlockStore's and WarpStore's forms: a full tile and a partial one (``extent`` as for ``load_overloads``)."""
+    dst = _pointer("dst", tile, extent, const=False)
+    items, valid = array("items", doc=_ITEMS_DOC), count("tile", valid_doc)
     return (
         Overload(name="full", params=(dst, items)),
         Overload(name="guarded", params=(dst, items, valid), tparams=(COUNT_TYPE,)),

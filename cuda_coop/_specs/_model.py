@@ -36,22 +36,26 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import SpecError
+from . import _extent
 from ._operators import KnownOp, UserCallback, UserOp
 from ._types import BUILTIN_TYPES, ValueType
 
 __all__ = [
     "AUTO",
     "DEFAULT",
+    "INT_MAX",
     "ArgKind",
     "Auto",
     "Binding",
     "Constraint",
     "CubEnum",
+    "Direction",
     "Method",
     "Overload",
     "Param",
     "PrimitiveSpec",
     "Scope",
+    "Space",
     "TParamKind",
     "TemplateParam",
 ]
@@ -168,6 +172,16 @@ class ArgKind(enum.Enum):
 
 
 Inferred = Literal["block_dim_x", "block_dim_y", "block_dim_z"]
+Direction = Literal["in", "out", "inout"]
+"""What a call does with an argument's memory: reads it, writes it, or both (updates it in place)."""
+Space = Literal["global", "shared", "local"]
+"""Where an array lives: global memory (a kernel argument), the block's ``cuda.shared.array``, or this thread's
+``cuda.local.array``."""
+Order = Literal["strict_weak"]
+"""What a comparison operator must be: a strict weak order (``<``, ``>``: never true for equal items)."""
+
+INT_MAX = 2**31 - 1
+"""The largest value of a C++ ``int``: the bound of every INT template parameter (CUB's are ``int``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -217,10 +231,15 @@ class TemplateParam:
     auto: Auto | None = None
     """For an optional ENUM parameter: the value ``"auto"`` is accepted and is the public default; ``bind``
     resolves it from the measured table (``default`` stays CUB's default, the fallback)."""
+    bounds: tuple[int, int] = (1, INT_MAX)
+    """For an INT parameter: the closed range of its values (checked before anything is rendered; CUB's template
+    parameters are ``int``, so never above :data:`INT_MAX`)."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
             raise ValueError(f"template parameter name {self.name!r} is not snake_case")
+        if not 1 <= self.bounds[0] <= self.bounds[1] <= INT_MAX:
+            raise ValueError(f"template parameter {self.name!r}: bounds {self.bounds} are not within [1, INT_MAX]")
         if self.kinds and self.kind is not TParamKind.TYPE:
             raise ValueError(f"template parameter {self.name!r}: kinds= is for TYPE parameters only")
         if (self.kind is TParamKind.ENUM) != (self.enum is not None):
@@ -238,6 +257,9 @@ class TemplateParam:
         if self.auto is not None:
             return AUTO
         return getattr(self.default, "short_name", self.default)
+
+
+_ARRAY_KINDS = frozenset({ArgKind.ARRAY, ArgKind.POINTER, ArgKind.OUTPUT, ArgKind.AGGREGATE})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -281,6 +303,25 @@ class Param:
     at_least: str | None = None
     """For a SCALAR: another scalar of the method it may not be below (``end_bit`` >= ``begin_bit``),
     checked when both values are known at compile time (constants, or an omitted int default)."""
+    direction: Direction | None = None
+    """What the call does with the argument's memory; omitted, it follows from the kind (:attr:`access`)."""
+    spaces: tuple[Space, ...] = ()
+    """For arrays: the memory spaces the argument may live in; omitted, they follow from the kind
+    (:attr:`memory`). An argument in another space is refused at compile time."""
+    min_extent: str | None = None
+    """For a POINTER (required): how many items, from its offset on, the call may read or write, as an expression of the
+    call's compile-time values (:mod:`._contracts`: template parameters such as ``bins``, the derived ``tile``
+    and ``warp_tile``, and scalar arguments given as constants, such as ``k``). A constant-size array (a
+    ``cuda.shared.array`` or ``cuda.local.array``) with fewer items than that, past a constant offset, is refused;
+    otherwise it is the caller's documented precondition."""
+    empty: str | None = None
+    """For a count (``count_limit``) of a method with a result: the result when the count is 0 (no item) is the
+    identity of the operator parameter named here, or of the known operator given (``"+"``): 0 for a sum, 1 for a
+    product, -inf (the lowest value) for a maximum... (``KnownOp.identity``). A user operator has none: a constant
+    0 is refused, a runtime 0 is the caller's precondition (the result is unspecified)."""
+    order: Order | None = None
+    """For a comparison OPERATOR: what it must be (``"strict_weak"``: a known operator that is not one is refused;
+    a user function is the caller's documented precondition)."""
     uniform: bool = False
     """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
     (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
@@ -313,7 +354,20 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only ARRAY parameters are in-place (inout=True)")
         if self.extent is not None and self.kind not in (ArgKind.ARRAY, ArgKind.OUTPUT):
             raise ValueError(f"parameter {self.name!r}: only ARRAY and OUTPUT parameters have an extent")
+        self._check_contract()
         self._check_default()
+
+    def _check_contract(self) -> None:
+        if (self.min_extent is not None) != (self.kind is ArgKind.POINTER):
+            raise ValueError(f"parameter {self.name!r}: POINTER parameters, and only they, declare a min_extent")
+        if self.min_extent is not None:
+            _extent.check(self.min_extent)
+        if self.spaces and self.kind not in _ARRAY_KINDS:
+            raise ValueError(f"parameter {self.name!r}: only array parameters have memory spaces")
+        if self.order is not None and (self.kind is not ArgKind.OPERATOR or self.returns != "bool"):
+            raise ValueError(f"parameter {self.name!r}: only comparison operators have an order")
+        if self.empty is not None and self.count_limit is None:
+            raise ValueError(f"parameter {self.name!r}: only counts have a result for an empty count")
 
     def _check_default(self) -> None:
         limited = self.default is not None or self.bounds is not None or self.at_least is not None
@@ -327,6 +381,33 @@ class Param:
     def public_default(self) -> int | None:
         """The default a public stub shows: an int default, else None."""
         return self.default if isinstance(self.default, int) else None
+
+    @property
+    def access(self) -> Direction:
+        """:attr:`direction`, or the kind's: an ARRAY is read (``inout``: updated in place), an OUTPUT or
+        AGGREGATE written, a POINTER read when ``const`` and written otherwise, anything else read."""
+        if self.direction is not None:
+            return self.direction
+        if self.kind is ArgKind.ARRAY:
+            return "inout" if self.inout else "in"
+        if self.kind in (ArgKind.OUTPUT, ArgKind.AGGREGATE):
+            return "out"
+        if self.kind is ArgKind.POINTER:
+            return "in" if self.const else "out"
+        return "in"
+
+    @property
+    def memory(self) -> tuple[Space, ...]:
+        """:attr:`spaces`, or the kind's: a POINTER is memory the block (warp) shares, global or shared; the
+        per-thread kinds (ARRAY, array OUTPUT, AGGREGATE) are this thread's own local array; () for the others (a
+        scalar OUTPUT is the call's result)."""
+        if self.spaces:
+            return self.spaces
+        if self.kind is ArgKind.POINTER:
+            return ("global", "shared")
+        if self.kind is ArgKind.OUTPUT and self.extent is None:
+            return ()  # the call's result, not an argument
+        return ("local",) if self.kind in _ARRAY_KINDS else ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -425,7 +506,10 @@ class Method:
             for ov in self.overloads
         )
         got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
-        raise SpecError(f"{' / '.join(self.cpp_names())} takes no arguments ({got}); it takes one of {shapes}")
+        raise SpecError(
+            f"{self.name} takes no arguments ({got}); it takes one of {shapes}",
+            detail=f"no form takes the arguments ({got}); the forms are {shapes}",
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -511,6 +595,9 @@ class Binding:
     """The target (``"sm_90"``) auto choices were made for; None when bound without one."""
     auto: Mapping[str, str] = field(default_factory=dict)
     """Parameters given (or defaulted) as ``"auto"``, each with how the member was chosen (``_auto``)."""
+    public: str = ""
+    """The public function of the call (``"coop.block.radix_sort"``) that messages name; empty for a bare request
+    (they name the spec and method then)."""
 
     @property
     def block_threads(self) -> int:
@@ -570,6 +657,6 @@ class Binding:
             **public,
             "block_dim": self.block_dim,
             "block_threads": self.block_threads,
-            "primitive": self.spec.name,
-            "method": self.method.name,
+            "primitive": self.public or self.spec.name,
+            "method": self.public or self.method.name,
         }

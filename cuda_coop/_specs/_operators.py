@@ -26,13 +26,21 @@ class KnownOp(enum.Enum):
 
     PLUS = ("::cuda::std::plus<>", ("+", "add", "sum", "plus"), "arith")
     MULTIPLIES = ("::cuda::std::multiplies<>", ("*", "mul", "multiply", "multiplies", "prod"), "arith")
-    MINIMUM = ("::cuda::minimum<>", ("min", "minimum"), "ordered")
-    MAXIMUM = ("::cuda::maximum<>", ("max", "maximum"), "ordered")
+    MINIMUM = ("::cuda_coop_detail::minimum", ("min", "minimum"), "ordered")
+    """NumPy's ``minimum``: a NaN operand gives NaN (``_render``'s ``numpy_extremum``)."""
+    MAXIMUM = ("::cuda_coop_detail::maximum", ("max", "maximum"), "ordered")
+    """NumPy's ``maximum``: a NaN operand gives NaN."""
+    FMIN = ("::cuda::minimum<>", ("fmin",), "ordered")
+    """NumPy's ``fmin`` (libcu++'s ``cuda::minimum``): a NaN operand is dropped, the other one is the result."""
+    FMAX = ("::cuda::maximum<>", ("fmax",), "ordered")
+    """NumPy's ``fmax`` (libcu++'s ``cuda::maximum``)."""
     BIT_AND = ("::cuda::std::bit_and<>", ("&", "and_", "bitwise_and", "bit_and"), "integral")
     BIT_OR = ("::cuda::std::bit_or<>", ("|", "or_", "bitwise_or", "bit_or"), "integral")
     BIT_XOR = ("::cuda::std::bit_xor<>", ("^", "xor", "bitwise_xor", "bit_xor"), "integral")
     LESS = ("::cuda::std::less<>", ("<", "lt", "less"), "ordered")
     GREATER = ("::cuda::std::greater<>", (">", "gt", "greater"), "ordered")
+    LESS_EQUAL = ("::cuda::std::less_equal<>", ("<=", "le", "less_equal"), "ordered")
+    GREATER_EQUAL = ("::cuda::std::greater_equal<>", (">=", "ge", "greater_equal"), "ordered")
     EQUAL_TO = ("::cuda::std::equal_to<>", ("==", "eq", "equal", "equal_to"), "any")
     NOT_EQUAL_TO = ("::cuda::std::not_equal_to<>", ("!=", "ne", "not_equal", "not_equal_to"), "any")
 
@@ -43,6 +51,12 @@ class KnownOp(enum.Enum):
 
     def __str__(self) -> str:
         return self.cpp
+
+    @property
+    def identity(self) -> str | None:
+        """The C++ expression of the operator's identity for items of C++ type ``{T}`` (the result of an empty
+        reduction: ``Param.empty``); None for comparisons."""
+        return _IDENTITIES.get(self)
 
     @property
     def is_comparison(self) -> bool:
@@ -88,7 +102,22 @@ class UserCallback:
 
 Operator = KnownOp | UserOp
 
-_COMPARISONS = frozenset({KnownOp.LESS, KnownOp.GREATER, KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO})
+_COMPARISONS = frozenset(
+    {KnownOp.LESS, KnownOp.GREATER, KnownOp.LESS_EQUAL, KnownOp.GREATER_EQUAL, KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO}
+)
+STRICT_WEAK_ORDERS = frozenset({KnownOp.LESS, KnownOp.GREATER})
+_IDENTITIES = {
+    KnownOp.PLUS: "{T}{}",
+    KnownOp.MULTIPLIES: "static_cast<{T}>(1)",
+    KnownOp.BIT_AND: "static_cast<{T}>(~{T}{})",
+    KnownOp.BIT_OR: "{T}{}",
+    KnownOp.BIT_XOR: "{T}{}",
+    KnownOp.MAXIMUM: "cuda_coop_detail::lowest_value<{T}>()",
+    KnownOp.FMAX: "cuda_coop_detail::lowest_value<{T}>()",
+    KnownOp.MINIMUM: "cuda_coop_detail::highest_value<{T}>()",
+    KnownOp.FMIN: "cuda_coop_detail::highest_value<{T}>()",
+}
+"""The known comparisons that are strict weak orders (``Param.order``): false for two equal items."""
 
 _BY_ALIAS = {alias: op for op in KnownOp for alias in (op.name.lower(), *op.aliases)}
 _BY_CALLABLE: dict[object, KnownOp] = {
@@ -101,6 +130,8 @@ _BY_CALLABLE: dict[object, KnownOp] = {
     operator.xor: KnownOp.BIT_XOR,
     operator.lt: KnownOp.LESS,
     operator.gt: KnownOp.GREATER,
+    operator.le: KnownOp.LESS_EQUAL,
+    operator.ge: KnownOp.GREATER_EQUAL,
     operator.eq: KnownOp.EQUAL_TO,
     operator.ne: KnownOp.NOT_EQUAL_TO,
 }

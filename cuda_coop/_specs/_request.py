@@ -7,13 +7,14 @@ Every error names the primitive, the parameter, the value received, what is allo
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import SpecError
 from ._auto import resolve
 from ._model import AUTO, DEFAULT, ArgKind, Binding, Overload, Param, TemplateParam, TParamKind, suggest
-from ._operators import KnownOp, UserCallback, coerce_operator
+from ._operators import STRICT_WEAK_ORDERS, KnownOp, UserCallback, coerce_operator
 from ._registry import get_primitive
 from ._types import value_type
 
@@ -53,14 +54,19 @@ class Request:
         return f"Request({self.primitive!r}, {self.method!r}, {self.overload!r}{args})"
 
 
+def at(where: str, text: str) -> SpecError:
+    """A SpecError saying ``text`` of ``where`` (``"block_reduce.sum"``); its ``detail`` is ``text`` alone."""
+    return SpecError(f"{where}: {text}", detail=text)
+
+
 def _coerce_tparam(where: str, tp: TemplateParam, value: object) -> Any:
     if tp.kind is TParamKind.TYPE:
         try:
             vt = value_type(value)
         except ValueError as exc:
-            raise SpecError(f"{where}: {tp.name}: {exc}") from None
+            raise at(where, f"{tp.name}: {exc}") from None
         if tp.kinds and vt.kind not in tp.kinds:
-            raise SpecError(f"{where}: {tp.name} must be of kind {' or '.join(tp.kinds)}, got {vt.name}")
+            raise at(where, f"{tp.name} must be of kind {' or '.join(tp.kinds)}, got {vt.name}")
         return vt
     if tp.kind is TParamKind.ENUM:
         assert tp.enum is not None  # checked by TemplateParam
@@ -68,41 +74,50 @@ def _coerce_tparam(where: str, tp: TemplateParam, value: object) -> Any:
             return tp.enum.coerce(value)
         except SpecError as exc:
             also = f" (or {AUTO!r}, cuda-coop's measured choice)" if tp.auto is not None else ""
-            raise SpecError(f"{where}: {tp.name}={value!r}: {exc}{also}") from None
+            raise at(where, f"{tp.name}={value!r}: {exc}{also}") from None
     if tp.kind is TParamKind.BOOL:
-        if not isinstance(value, bool):
-            raise SpecError(f"{where}: {tp.name} must be True or False, got {value!r}")
-        return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SpecError(
-            f"{where}: {tp.name} must be a positive compile-time integer, got {value!r}; "
+        if type(value).__name__ not in ("bool", "bool_"):  # Python's or NumPy's (np.True_), without importing it
+            raise at(where, f"{tp.name} must be True or False, got {value!r}")
+        return bool(value)
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Integral):
+        raise at(
+            where, f"{tp.name} must be a compile-time integer, got {value!r}; "
             "extents are never truncated or inferred from runtime values"
         )
+    low, high = tp.bounds
+    if not low <= int(value) <= high:
+        raise at(where, f"{tp.name}={int(value)} is out of range; it must be between {low} and {high}")
     return int(value)
 
 
 def _coerce_operator(where: str, binding_types: Binding, param: Param, value: object) -> Any:
     if param.kind is ArgKind.CALLBACK:
         if not isinstance(value, UserCallback):
-            raise SpecError(
-                f"{where}: {param.name} must be a UserCallback (a user function the DSL compiles), got {value!r}"
+            raise at(
+                where, f"{param.name} must be a UserCallback (a user function the DSL compiles), got {value!r}"
             )
         return value
     op = coerce_operator(value)
     if op is None:
-        raise SpecError(
-            f"{where}: {param.name}={value!r} is not an operator; pass a known operator "
+        raise at(
+            where, f"{param.name}={value!r} is not an operator; pass a known operator "
             f"({', '.join(repr(o.aliases[0]) for o in KnownOp)}) or a UserOp naming a compiled device function"
         )
     if isinstance(op, KnownOp):
         if op.is_comparison != (param.returns == "bool"):
             wanted = "a comparison" if param.returns == "bool" else "a binary operator returning a value"
-            raise SpecError(f"{where}: {param.name}={op.aliases[0]!r} is not {wanted}; {param.doc}")
+            raise at(where, f"{param.name}={op.aliases[0]!r} is not {wanted}; {param.doc}")
+        if param.order == "strict_weak" and op not in STRICT_WEAK_ORDERS:
+            raise at(
+                where, f"{param.name}={op.aliases[0]!r} is not a strict weak order: it is true for two equal keys, "
+                "so equal keys would not keep their order. Pass '<' (ascending), '>' (descending), or a function "
+                "that is false for equal keys"
+            )
         for ref in param.args:
             vt = binding_types.type_of(ref)
             if not op.supports(vt):
-                raise SpecError(
-                    f"{where}: {param.name}={op.aliases[0]!r} is not defined for {vt.name}; "
+                raise at(
+                    where, f"{param.name}={op.aliases[0]!r} is not defined for {vt.name}; "
                     "pass a user operator (a device function) instead"
                 )
     return op
@@ -118,7 +133,7 @@ def _check_names(
     for name in given:
         tp = tparams.get(name)
         if tp is not None and tp.inferred:
-            raise SpecError(f"{where}: {name} comes from the launch configuration and cannot be given")
+            raise at(where, f"{name} comes from the launch configuration and cannot be given")
         if tp is None and name not in operators:
             allowed = sorted([n for n, t in tparams.items() if not t.inferred] + list(operators))
             raise SpecError(
@@ -133,7 +148,7 @@ def _omitted_scalars(where: str, overload: Overload, given: dict[str, Any]) -> d
     for p in overload.all_params:
         if p.default is not None and p.name in given:
             if given[p.name] is not DEFAULT:
-                raise SpecError(f"{where}: {p.name} is a runtime argument; a request may only give it as DEFAULT")
+                raise at(where, f"{p.name} is a runtime argument; a request may only give it as DEFAULT")
             omitted[p.name] = given.pop(p.name)
     return omitted
 
@@ -155,11 +170,12 @@ def _resolve_autos(binding: Binding, autos: list[TemplateParam]) -> Binding:
     return replace(binding, values=values, auto=chosen)
 
 
-def bind(request: Request, block_dim: tuple[int, ...], *, arch: str | None = None) -> Binding:
+def bind(request: Request, block_dim: tuple[int, ...], *, arch: str | None = None, public: str = "") -> Binding:
     """Validate ``request`` against its spec for a launch with ``block_dim`` threads per block.
 
     ``arch`` (``"sm_90"``) is the target that ``algorithm="auto"`` choices are made for (see ``_auto``);
-    without it they are made for the highest architecture the table measured.
+    without it they are made for the highest architecture the table measured. ``public``: the function the
+    call is of (``"coop.block.sum"``), for messages (``Binding.public``).
 
     Raises
     ------
@@ -194,17 +210,18 @@ def bind(request: Request, block_dim: tuple[int, ...], *, arch: str | None = Non
         elif tp.optional:
             values[tp.name] = _coerce_tparam(where, tp, tp.default)
         else:
-            raise SpecError(f"{where}: missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
+            raise at(where, f"missing template parameter {tp.name} ({tp.cpp}): {tp.doc}")
     values.update(defaulted)
-    partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values)
+    partial = Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values, public=public)
     for name, param in operators.items():
         if name not in given:
             raise SpecError(f"{where} ({overload.name}): missing {param.kind.value} {name}")
         values[name] = _coerce_operator(where, partial, param, given[name])
     binding = _resolve_autos(
-        Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values, arch=arch), autos
+        Binding(spec=spec, method=method, overload=overload, block_dim=dims, values=values, arch=arch, public=public),
+        autos,
     )
     for constraint in spec.constraints:
         if not constraint.check(binding):
-            raise SpecError(f"{where}: " + constraint.message.format(**binding.describe()))
+            raise at(where, constraint.message.format(**binding.describe()))
     return binding

@@ -79,6 +79,8 @@ _SAMPLES = array(
 _COUNTERS = Param(
     name="counters",
     kind=ArgKind.POINTER,
+    direction="inout",  # histogram_composite adds to them
+    min_extent="bins",
     uniform=True,
     type="counter_type",
     doc="A 1-D C-contiguous array of at least ``bins`` integer counters, in shared memory "
@@ -118,6 +120,7 @@ def _overloads() -> tuple[Overload, ...]:
 _INIT_COUNTERS = Param(
     name="counters",
     kind=ArgKind.POINTER,
+    min_extent="bins",
     uniform=True,
     type="dtype",
     doc="A 1-D C-contiguous array of at least ``bins`` integer counters (shared memory, or global memory owned "

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, count, op, scalar
 from ._model import Binding, Constraint, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
-from ._operators import KnownOp
 from ._registry import register_primitive
 from ._types import NONE_TYPE
 
@@ -33,7 +32,6 @@ __all__ = [
     "COMPARE",
     "KEY_TYPE",
     "OOB_DEFAULT",
-    "ORDER_CONSTRAINT",
     "STABLE",
     "VALUE_TYPE",
     "merge_sort_method",
@@ -80,6 +78,7 @@ _VALUES = array(
 COMPARE = op(
     "compare",
     returns="bool",
+    order="strict_weak",
     doc="The order: ``compare(a, b)`` is true when key ``a`` goes before key ``b`` (a strict weak order). "
     "``'<'`` (ascending), ``'>'`` (descending), ``operator.lt``/``operator.gt``, or a Python function of two "
     "keys returning a bool.",
@@ -124,17 +123,6 @@ def merge_sort_method(name: str, limit: str, tile: str, group: str, doc: str) ->
     )
 
 
-def _is_an_order(b: Binding) -> bool:
-    return b.values["compare"] not in (KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO)
-
-
-ORDER_CONSTRAINT = Constraint(
-    check=_is_an_order,
-    message="compare= must order the keys: '<' (ascending), '>' (descending) or a function returning whether its "
-    "first key goes before its second; '==' and '!=' are comparisons but not orders",
-)
-
-
 def _power_of_two_block(b: Binding) -> bool:
     n = b.block_threads
     return n & (n - 1) == 0
@@ -153,7 +141,6 @@ BLOCK_MERGE_SORT = register_primitive(
             ),
         ),
         constraints=(
-            ORDER_CONSTRAINT,
             Constraint(
                 check=_power_of_two_block,
                 message="merge_sort needs a block whose thread count is a power of two, but the block {block_dim} "

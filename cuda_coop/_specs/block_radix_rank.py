@@ -182,6 +182,10 @@ def _storage_bytes(b: Binding) -> int:
     return ((1 << max(rb - 1, 0)) + 1) * threads * 4
 
 
+def _match(b: Binding) -> bool:
+    return b.values["algorithm"] is RadixRankAlgorithm.RADIX_RANK_MATCH
+
+
 _CONSTRAINTS = (
     *SORT_CONSTRAINTS,
     Constraint(
@@ -204,10 +208,15 @@ _CONSTRAINTS = (
         "items_per_thread={items_per_thread} keys is over 65535; use fewer items per thread or algorithm='match'",
     ),
     Constraint(
-        check=lambda b: _storage_bytes(b) <= 48 * 1024,
+        check=lambda b: not _match(b) or _storage_bytes(b) <= 48 * 1024,
         message="radix_bits={radix_bits} with algorithm={algorithm} on {block_threads} threads needs more than "
-        "the 48 KiB of shared memory a block may have for its digit counters; use fewer radix_bits (or "
-        "algorithm='match' for many bits)",
+        "the 48 KiB of shared memory a block may have for its digit counters; use fewer radix_bits",
+    ),
+    Constraint(
+        check=lambda b: _match(b) or _storage_bytes(b) <= 48 * 1024,
+        message="radix_bits={radix_bits} with algorithm={algorithm} on {block_threads} threads needs more than "
+        "the 48 KiB of shared memory a block may have for its digit counters; use fewer radix_bits, or "
+        "algorithm='match' (1-D blocks), whose counters take less for many bits",
     ),
 )
 

@@ -93,6 +93,7 @@ _WINDOW = scalar(
     "window_offset",
     "decoded_offset_type",
     uniform=True,
+    bounds=(0, 2**63 - 1),
     doc="Position in the decoded sequence where the window starts (default 0): 0, then steps of "
     "block_threads * decoded_items_per_thread; it must not exceed the total size.",
 )

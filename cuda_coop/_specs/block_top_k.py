@@ -138,7 +138,7 @@ _K = Param(
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_, uniform=True,
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, tile)",
         doc=f"A 1-D C-contiguous array (global or shared) receiving the top {what} at ``[offset, offset + k)``.",
     )
 
@@ -146,7 +146,7 @@ def _out(name: str, type_: str, what: str) -> Param:
 _OUT_KEYS = _out("out_keys", "dtype", "keys")
 _OUT_VALUES = _out("out_values", "value_type", "keys' values")
 _OFFSET = Param(
-    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
+    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True, bounds=(0, 2**63 - 1),
     doc="Index of the first output element in ``out_keys``/``out_values`` (e.g. ``cuda.blockIdx.x * k``); an "
     "int64 value.",
 )

@@ -123,7 +123,7 @@ WARP_LOAD = register_primitive(
         methods=(
             Method(
                 name="load",
-                overloads=load_overloads("the logical warp's tile", _VALID_DOC),
+                overloads=load_overloads("the logical warp's tile", _VALID_DOC, "warp_tile"),
                 doc="Load the logical warp's tile into its lanes' per-thread arrays.",
             ),
         ),
@@ -152,7 +152,7 @@ WARP_STORE = register_primitive(
         methods=(
             Method(
                 name="store",
-                overloads=store_overloads("the logical warp's tile", _VALID_DOC),
+                overloads=store_overloads("the logical warp's tile", _VALID_DOC, "warp_tile"),
                 doc="Store the lanes' per-thread arrays as the logical warp's tile.",
             ),
         ),

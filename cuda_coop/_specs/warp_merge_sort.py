@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._common import ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS
 from ._model import PrimitiveSpec, Scope
 from ._registry import register_primitive
-from .block_merge_sort import KEY_TYPE, ORDER_CONSTRAINT, VALUE_TYPE, merge_sort_method
+from .block_merge_sort import KEY_TYPE, VALUE_TYPE, merge_sort_method
 
 __all__ = ["WARP_MERGE_SORT"]
 
@@ -31,7 +31,7 @@ WARP_MERGE_SORT = register_primitive(
                 "Sort each logical warp's tile of keys (and values).",
             ),
         ),
-        constraints=(ORDER_CONSTRAINT, LOGICAL_WARP_CONSTRAINT),
+        constraints=(LOGICAL_WARP_CONSTRAINT,),
         doc="Warp-wide merge sort (``cub::WarpMergeSort``) in every logical warp of the block, with a comparator.",
         example="warp_merge_sort",
     )

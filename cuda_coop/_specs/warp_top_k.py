@@ -114,7 +114,7 @@ _K = Param(
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_, uniform=True,
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, warp_tile)",
         doc=f"A 1-D C-contiguous array (global or shared) receiving the logical warp's top {what} at "
         "``[offset, offset + k)``.",
     )
@@ -123,7 +123,7 @@ def _out(name: str, type_: str, what: str) -> Param:
 _OUT_KEYS = _out("out_keys", "dtype", "keys")
 _OUT_VALUES = _out("out_values", "value_type", "keys' values")
 _OFFSET = Param(
-    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
+    name="offset", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True, bounds=(0, 2**63 - 1),
     doc="Index of the first output element in ``out_keys``/``out_values`` (e.g. ``coop.uniform(warp * k)``); an "
     "int64 value, the same in every lane of the logical warp.",
 )

@@ -46,8 +46,10 @@ def reduce(x: Any, op: Any, *, valid_items: Any = None, algorithm: str = "auto",
     or in every thread with ``broadcast=True`` (one shared-memory slot and one more ``__syncthreads()``).
 
     ``op`` is a known operator (``"+"``, ``"*"``, ``"min"``, ``"max"``, ``"&"``, ``"|"``, ``"^"`` or
-    their ``operator``/NumPy/builtin equivalents) or a Python function of two values, compiled as a
-    device function. ``valid_items`` (scalar form only) reduces the first that many threads' values.
+    their ``operator``/NumPy/builtin equivalents; ``"max"`` and ``np.maximum`` give NaN for a NaN item as
+    NumPy does, ``np.fmax``/``np.fmin`` drop NaNs) or a Python function of two values, compiled as a
+    device function, whose result fits the items. ``valid_items`` (scalar form only) reduces the first that
+    many threads' values; with none, the result is the operator's identity (see :doc:`/contracts`).
     """
 
 

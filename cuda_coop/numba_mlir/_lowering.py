@@ -42,6 +42,7 @@ from .._specs._support import RECORD_PRIMITIVES
 from .._specs._types import DSL_DTYPES, ValueType
 from ..errors import SpecError
 from . import _seams
+from ._contracts import check_call
 from ._pointer_abi import user_function_c_abi
 from ._provider_link import KernelProvider
 from ._seams import types
@@ -115,11 +116,17 @@ def _converts(given: Any, target: Any) -> bool:
 def _data_type(cs: CallSite, given: dict[str, Any]) -> str | ValueType:
     data_ty = given.get(cs.primitive.data)
     if isinstance(data_ty, types.Array) and isinstance(data_ty.dtype, types.Record):
-        raise cs.error(
+        why = (
             f"{cs.primitive.data}= is an array of {_describe(data_ty.dtype)}: per-thread items are a cuda.local.array, "
-            "and numba-cuda-mlir 0.5 cannot make a cuda.local.array of a record dtype; pass one record per thread "
-            f"(coop.{cs.primitive.name}(x[i], op)) or a tuple of its fields"
+            "and numba-cuda-mlir 0.5 cannot make a cuda.local.array of a record dtype"
         )
+        if cs.primitive.name not in RECORD_PRIMITIVES:
+            raise cs.error(
+                f"{why}, and coop.{cs.primitive.name} takes no records or tuples (one record or tuple per thread is "
+                f"taken by {', '.join('coop.' + p for p in RECORD_PRIMITIVES)})"
+            )
+        raise cs.error(f"{why}; pass one record per thread (coop.{cs.primitive.name}(x[i], op)) or a tuple of its "
+                       "fields")
     if data_ty is not None and isinstance(types.unliteral(data_ty), types.Record | types.BaseTuple):
         return _user_check(cs, cs.primitive.data, data_ty)
     dtype = _dtype_name(data_ty) if data_ty is not None else None
@@ -153,15 +160,18 @@ def _check_per_thread(
     """A thread-local array of at least ``needed`` items; returns its extent."""
     _check_array(cs, name, ty, dtype, f"a cuda.local.array of {dtype}", binder=binder)
     origin = cs.origins.get(name)
-    if origin is None or origin.extent is None:
+    if origin is None or not origin.local_array:
         what = origin.what if origin is not None else "not a cuda.local.array defined in this kernel"
         raise cs.error(
             f"{name}= must be this thread's own cuda.local.array(N, np.{dtype}) defined in the kernel; got {what}. "
             "Per-thread items never live in global or shared memory: load them with coop.block.load into a "
             "cuda.local.array"
         )
+    assert origin.extent is not None  # local_array
+    if extent and needed is not None and origin.extent != needed:
+        raise cs.error(f"{name}= has {origin.extent} items but {extent}={needed}; they must match")
     if needed is not None and origin.extent < needed:
-        raise cs.error(f"{name}= has {origin.extent} items but {extent or 'it needs'}={needed}; they must match")
+        raise cs.error(f"{name}= has {origin.extent} items but it needs at least {needed}")
     return origin.extent
 
 
@@ -499,14 +509,14 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
     try:
         overload = prim.method.match(t.present)
     except SpecError as exc:  # lists the forms, arrays marked []
-        raise cs.error(f"{exc}; see help(coop.{prim.name})") from None
+        raise cs.error(f"{exc.detail}; see help(coop.{prim.name})") from None
     for p in overload.params:  # a scalar output is the call's result, never an argument
         if p.kind is ArgKind.OUTPUT and p.extent is None and p.name in cs.runtime:
             raise cs.error(f"{p.name}= is for the array form only: with a scalar {prim.data} the result is returned")
     bound_names = {tp.name for tp in (*prim.spec.tparams, *overload.tparams)}
     params = {k: v for k, v in t.params.items() if k in bound_names or prim.param(k) is not None}
     request = Request(prim.spec.name, prim.method.name, overload.name, **params)
-    bind(request, cs.block)  # validate now: errors name the call site
+    check_call(cs, bind(request, cs.block, public=f"coop.{prim.name}"))  # validate now: errors name the call site
     returns = _returns(prim.method, overload, t.params)
     return TypedCall(request=request, returns=returns, sources=t.sources, user_ops=tuple(t.user_ops), argtys=argtys)
 
@@ -531,9 +541,11 @@ def _numba_type(cparam: Any, argty: Any) -> Any:
 
 
 def _by_slot(cparam: Any) -> bool:
-    """A single value of a pointer-ABI type (``__half``, complex...): it crosses as a pointer to a stack slot."""
+    """A single value of a pointer-ABI type (``__half``, complex...): it crosses as a pointer to a stack slot.
+    Arrays (a POINTER, an AGGREGATE's one-value ``cuda.local.array``) cross as their data pointer instead."""
     vt = cparam.value_type
-    return vt is not None and vt.abi == "pointer" and cparam.extent is None and cparam.kind is not ArgKind.POINTER
+    arrays = (ArgKind.POINTER, ArgKind.AGGREGATE)
+    return vt is not None and vt.abi == "pointer" and cparam.extent is None and cparam.kind not in arrays
 
 
 def _is_result(cparam: Any) -> bool:
@@ -589,7 +601,7 @@ def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
     try:
         typed = type_call(cs, tuple(argtys))
     except SpecError as exc:  # a request the spec rejects (constraint, operator, algorithm)
-        raise cs.error(str(exc)) from None
+        raise cs.error(exc.detail) from None
     kernel.typed[site_id] = typed
     signature = typed.returns(site_lit, *argtys)
 

@@ -152,8 +152,11 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
         if symbol in _COMPILED:
             return
     predicate = signature.return_type == _seams.types.boolean
-    try:  # a predicate is typed on its arguments alone: a number is not silently taken for a bool
-        data, restype = _seams.compile_device_ltoir(pyfunc, tuple(signature.args) if predicate else signature, symbol)
+    try:  # typed on its arguments alone first: a result is never silently converted to what it does not fit
+        data, restype = _seams.compile_device_ltoir(pyfunc, tuple(signature.args), symbol)
+        if not predicate and restype != signature.return_type and _fits(restype, signature.return_type):
+            data, _ = _seams.compile_device_ltoir(pyfunc, signature, symbol)
+            restype = signature.return_type
     except Exception as exc:  # any failure to compile the user's function is reported as such
         root: BaseException = exc
         while (root.__cause__ or root.__context__) is not None:  # the innermost error says what failed
@@ -169,8 +172,26 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
             f"{given} returns {restype}; it must return a bool (a comparison such as a < b), "
             f"called as {signature.return_type}({', '.join(str(a) for a in signature.args)})"
         )
+    if not predicate and restype != signature.return_type:
+        raise cs.error(
+            f"{given} returns {restype} for ({', '.join(str(a) for a in signature.args)}), which does not fit "
+            f"{signature.return_type}, the type it must return: its result would be truncated. Return a value of "
+            f"{signature.return_type} (for integers, a // b rather than a / b), or convert it explicitly"
+        )
     with _LOCK:
         _COMPILED[symbol] = data
+
+
+_KIND_RANK = {"Boolean": 0, "Integer": 1, "IntegerLiteral": 1, "Float": 2, "Complex": 3}
+
+
+def _fits(result: Any, target: Any) -> bool:
+    """Whether an operator's result of numba type ``result`` is an item of ``target`` without loss of its kind:
+    an integer of any width for integer items (C++'s wraparound), a float of any width for float items (rounding),
+    never a float for integers or a complex for real items. Other types must be the same."""
+    rank = _KIND_RANK.get(type(result).__name__)
+    wanted = _KIND_RANK.get(type(target).__name__)
+    return rank is not None and wanted is not None and rank <= wanted
 
 
 def compiled_ltoir(symbol: str) -> bytes:

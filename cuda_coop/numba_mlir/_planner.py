@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 import types as pytypes
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,24 @@ def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
     if op == "build_tuple":
         items = tuple(_resolve(func_ir, v, depth + 1) for v in d.items)
         return _MISSING if any(i is _MISSING for i in items) else items
+    if op == "call":
+        return _scalar_constructor(func_ir, d, depth)
     return _kernel_function(func_ir, d) if op == "make_function" else _MISSING
+
+
+def _scalar_constructor(func_ir: Any, call: Any, depth: int) -> Any:
+    """``np.int32(16)``, ``np.bool_(True)``, ``int(4)``... of constant arguments: the scalar; else _MISSING."""
+    fn = _resolve(func_ir, call.func, depth + 1)
+    numeric = isinstance(fn, type) and (issubclass(fn, np.number | np.bool_) or fn in (int, bool, float))
+    if not numeric or call.kws or call.vararg is not None or len(call.args) != 1:
+        return _MISSING
+    arg = _resolve(func_ir, call.args[0], depth + 1)
+    if arg is _MISSING or not isinstance(arg, int | float | bool | np.number | np.bool_):
+        return _MISSING
+    try:
+        return fn(arg)
+    except (OverflowError, ValueError, TypeError):
+        return _MISSING
 
 
 class CapturingLambda:
@@ -75,50 +93,61 @@ def _kernel_function(func_ir: Any, d: Any) -> Any:
     return pytypes.FunctionType(d.code, func_globals, d.code.co_name, defaults)
 
 
-def _origin(func_ir: Any, var: Any) -> ArrayOrigin:
-    """Where a per-thread argument comes from (see ``ArrayOrigin``); extent -1: a cuda.local.array."""
-    d = _definition(func_ir, var)
-    what = "not a cuda.local.array defined in this kernel"
+def _origin(func_ir: Any, var: Any, depth: int = 0) -> ArrayOrigin:
+    """Where a runtime argument comes from (see ``ArrayOrigin``): a kernel argument, a ``cuda.local.array`` or
+    ``cuda.shared.array`` of the kernel (with its extent when its shape is a constant), or an element or slice
+    of one of these; something else otherwise (its space unknown)."""
+    d = _definition(func_ir, var) if depth <= 32 else _MISSING
     if d is _MISSING:
-        what = "a variable with several definitions"
-    elif isinstance(d, ir.Arg):
-        what = f"the kernel argument {d.name!r} (global memory)"
-    elif isinstance(d, ir.Global | ir.FreeVar | ir.Const):
-        what = "a global constant array"
-    elif isinstance(d, ir.Expr) and d.op in ("getitem", "static_getitem"):
-        what = "an element or slice of another array"
-    elif isinstance(d, ir.Expr) and d.op == "call":
+        return ArrayOrigin(what="a variable with several definitions")
+    if isinstance(d, ir.Arg):
+        return ArrayOrigin("global", root=("arg", d.index), what=f"the kernel argument {d.name!r} (global memory)")
+    if isinstance(d, ir.Global | ir.FreeVar | ir.Const):
+        return ArrayOrigin(what="a global constant")
+    if isinstance(d, ir.Expr) and d.op in ("getitem", "static_getitem"):
+        base = _origin(func_ir, d.value, depth + 1)
+        return replace(base, sliced=True, what=f"an element or slice of {base.what or 'another array'}")
+    if isinstance(d, ir.Expr) and d.op == "call":
         fn = _resolve(func_ir, d.func)
-        if fn is _seams.local_array_function():
-            return ArrayOrigin(-1)  # the extent is read by _local_array_extent
-        if fn is _seams.shared_array_function():
-            what = "a cuda.shared.array (shared by the block)"
-    return ArrayOrigin(None, what)
+        kinds = ((_seams.local_array_function(), "local"), (_seams.shared_array_function(), "shared"))
+        kind = next((k for f, k in kinds if fn is f), None)
+        if kind is not None:
+            shape = _array_shape(func_ir, d)
+            extent = shape[0] if isinstance(shape, tuple) and len(shape) == 1 and shape[0] > 0 else None
+            return ArrayOrigin(kind, extent, root=("alloc", id(d)), what=f"a cuda.{kind}.array of shape {shape}")  # type: ignore[arg-type]
+    return ArrayOrigin(what="not an array defined in this kernel")
 
 
-def _local_array_extent(func_ir: Any, var: Any, where: str, name: str, param: str) -> int | None:
-    """N of the ``cuda.local.array(N, dtype)`` defining ``var``; None if ``var`` is not one."""
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:
-        return None
-    is_call = isinstance(d, ir.Expr) and d.op == "call"
-    if not is_call or _resolve(func_ir, d.func) is not _seams.local_array_function():
-        return None
-    kws = dict(d.kws)
-    shape_var = d.args[0] if d.args else kws.get("shape")
+def _array_shape(func_ir: Any, call: Any) -> Any:
+    """The shape of a ``cuda.local.array`` / ``cuda.shared.array`` call: a tuple of ints, or _MISSING."""
+    shape_var = call.args[0] if call.args else dict(call.kws).get("shape")
     shape = _MISSING if shape_var is None else _resolve(func_ir, shape_var)
-    if isinstance(shape, tuple) and len(shape) == 1:
-        shape = shape[0]
-    if shape is _MISSING or not isinstance(shape, int | np.integer) or isinstance(shape, bool):
+    if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
+        return (int(shape),)
+    if isinstance(shape, tuple) and all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in shape):
+        return tuple(int(n) for n in shape)
+    return _MISSING
+
+
+def _per_thread_extent(func_ir: Any, var: Any, where: str, name: str, param: str) -> None:
+    """Refuse a per-thread ``cuda.local.array`` whose shape is not one constant positive extent."""
+    d = _definition(func_ir, var)
+    if not (isinstance(d, ir.Expr) and d.op == "call" and _resolve(func_ir, d.func) is _seams.local_array_function()):
+        return  # not a local array: typing refuses it with what it is
+    shape = _array_shape(func_ir, d)
+    if shape is _MISSING:
         raise UsageError(
             f"coop.{name}() at {where}: the extent of {param!r} (its cuda.local.array shape) must be a "
             "compile-time constant integer, e.g. cuda.local.array(16, np.float32) with 16 a literal or a "
             "module-level constant"
         )
-    if shape < 1:
-        raise UsageError(f"coop.{name}() at {where}: {param!r} has extent {shape}; it must be at least 1")
-    return int(shape)
+    if len(shape) != 1:
+        raise UsageError(
+            f"coop.{name}() at {where}: {param!r} is a {len(shape)}-D cuda.local.array {shape}; per-thread items are "
+            "a 1-D array, e.g. cuda.local.array(16, np.float32)"
+        )
+    if shape[0] < 1:
+        raise UsageError(f"coop.{name}() at {where}: {param!r} has extent {shape[0]}; it must be at least 1")
 
 
 def _split_arguments(
@@ -138,10 +167,20 @@ def _split_arguments(
             if value is not None:  # an explicit None means "not given"
                 runtime[param.name] = var
                 if isinstance(value, int | float | complex | np.number | np.bool_):
+                    _check_integer_constant(prim, param.name, value, where)
                     constants[param.name] = value
         elif param.default is param.empty:
             raise UsageError(f"coop.{prim.name}() at {where}: missing argument {param.name!r}")
     return static, runtime, constants
+
+
+def _check_integer_constant(prim: Primitive, name: str, value: Any, where: str) -> None:
+    """A constant integer argument numba can type: within int64, or uint64 for positive values."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise UsageError(
+            f"coop.{prim.name}() at {where}: {name}={value} does not fit a 64-bit integer (int64 or uint64); "
+            "pass a value in [-2**63, 2**64)"
+        )
 
 
 def _static_value(func_ir: Any, prim: Primitive, param: Any, bound: Any, where: str) -> Any:
@@ -168,13 +207,9 @@ def _plan_site(
         raise UsageError(f"coop.{prim.name}() at {where}: *args and **kwargs are not supported; pass arguments by name")
     bound = prim.bind(tuple(call.args), dict(call.kws), where)
     static, runtime, constants = _split_arguments(func_ir, prim, bound, where)
-    origins: dict[str, ArrayOrigin] = {}
-    for name in prim.per_thread:
-        if name in runtime:
-            origin = _origin(func_ir, runtime[name])
-            if origin.extent == -1:
-                origin = ArrayOrigin(_local_array_extent(func_ir, runtime[name], where, prim.name, name))
-            origins[name] = origin
+    origins = {name: _origin(func_ir, var) for name, var in runtime.items()}
+    for name in prim.per_thread & runtime.keys():
+        _per_thread_extent(func_ir, runtime[name], where, prim.name, name)
     site = CallSite(
         primitive=prim, block=block, static=static, origins=origins, constants=constants,
         runtime=tuple(runtime), where=where,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._dsl._primitive import Primitive
+from .._specs import Space
 from ..errors import UsageError
 
 __all__ = ["ArrayOrigin", "CallSite", "KernelPlan", "release", "site"]
@@ -22,12 +23,24 @@ __all__ = ["ArrayOrigin", "CallSite", "KernelPlan", "release", "site"]
 
 @dataclass(frozen=True, slots=True)
 class ArrayOrigin:
-    """Where a per-thread argument comes from: a ``cuda.local.array`` of ``extent`` items, or something else."""
+    """Where a runtime argument comes from, as far as the kernel's IR shows (see ``_planner._origin``)."""
 
-    extent: int | None
-    """Items of the ``cuda.local.array`` defining it; None when it is not one."""
+    space: Space | None = None
+    """``"global"`` (a kernel argument), ``"shared"`` (a ``cuda.shared.array``) or ``"local"`` (a
+    ``cuda.local.array``), also for an element or slice of one; None when the IR does not show it."""
+    extent: int | None = None
+    """Items of the whole ``cuda.local.array`` / ``cuda.shared.array`` (a constant shape); None otherwise."""
+    root: object = None
+    """The array it is, or is a slice of (a kernel argument, an allocation): equal roots are one array."""
+    sliced: bool = False
+    """An element or slice of the root array rather than the whole of it."""
     what: str = ""
-    """What it is otherwise (for errors): ``"a kernel argument (global memory)"``..."""
+    """What it is, for errors: ``"the kernel argument 'x' (global memory)"``..."""
+
+    @property
+    def local_array(self) -> bool:
+        """This thread's own ``cuda.local.array`` defined in the kernel, whole, of a known extent."""
+        return self.space == "local" and not self.sliced and self.extent is not None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +52,7 @@ class CallSite:
     static: dict[str, Any]
     """Compile-time arguments (given or defaulted), e.g. ``{"algorithm": "transpose"}``."""
     origins: dict[str, ArrayOrigin]
-    """Definitions of the per-thread arguments given."""
+    """Where each runtime argument comes from (its definition in the kernel's IR)."""
     constants: dict[str, Any]
     """Runtime arguments whose value is a compile-time constant (checked for lossless conversion)."""
     runtime: tuple[str, ...]

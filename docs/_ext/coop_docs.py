@@ -21,7 +21,9 @@ From the spec registry (:mod:`coop_families`), so that a new family needs no edi
 - ``coop-performance``: the committed benchmark results (benchmarks/results/), plot and table;
 - ``coop-compile-times``: the committed kernel compile times (benchmarks/results/kernel_compile.json);
 - ``coop-migration-table``: old ``cuda.coop._experimental`` factories (the directive's content) next
-  to the functions that wrap the same CUB class today.
+  to the functions that wrap the same CUB class today;
+- ``coop-contracts``: every argument's contract (memory space, extent, offset, aliasing, operator), from
+  the ``Param`` declarations; ``coop-uniform-arguments``: the arguments that must be uniform.
 
 The sources are read by :mod:`coop_sources` and :mod:`coop_families`, which the tests use too.
 """
@@ -512,6 +514,49 @@ def _restrictions(functions: list[coop_families.Function]) -> list[str]:
     return ["Algorithms that take fewer types:", "", *out, ""] if out else []
 
 
+class Contracts(_GeneratedRst):
+    """``.. coop-contracts::``: every public function's arguments that have a contract (``Param`` declarations,
+    worded by ``cuda.coop._specs._contracts.describe``), and the arguments each may not share one array with."""
+
+    def lines(self) -> list[str]:
+        from cuda.coop._specs._contracts import describe, must_differ
+
+        _note_specs(self)
+        rows = []
+        for fam in coop_families.families():
+            for fn in fam.functions:
+                public = set(fn.prim.signature.parameters)
+                differ = must_differ(fn.prim.method)
+                params = {p.name: p for ov in fn.prim.method.overloads for p in ov.all_params if p.name in public}
+                for p in params.values():
+                    text = describe(p)
+                    others = [b if a == p.name else a for a, b in differ if p.name in (a, b)]
+                    if others:
+                        text += "; not the same array as " + ", ".join(f"``{o}``" for o in others)
+                    if text:
+                        rows.append([_func(fn), f"``{p.name}``", text])
+        return _table(["function", "argument", "what it must be"], rows, "25 15 60")
+
+
+class UniformArguments(_GeneratedRst):
+    """``.. coop-uniform-arguments::``: the arguments CUB reads as one value for the threads that call together
+    (``Param.uniform``), by function."""
+
+    def lines(self) -> list[str]:
+        _note_specs(self)
+        rows = []
+        for fam in coop_families.families():
+            for fn in fam.functions:
+                public = fn.prim.signature.parameters
+                names = dict.fromkeys(
+                    name for ov in fn.prim.method.overloads for p in ov.all_params if p.uniform
+                    for name in (p.name, p.offset) if name and name in public
+                )
+                if names:
+                    rows.append([_func(fn), ", ".join(f"``{n}``" for n in names)])
+        return _table(["function", "arguments the same in every thread (block) or lane (logical warp)"], rows, "30 70")
+
+
 class MigrationTable(_GeneratedRst):
     """``.. coop-migration-table::`` with content lines ``old call | cub::Class | method``: each old
     factory next to today's functions that wrap that CUB class (and method, if given)."""
@@ -568,6 +613,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-family-table", FamilyTable)
     app.add_directive("coop-support-matrix", SupportMatrix)
     app.add_directive("coop-migration-table", MigrationTable)
+    app.add_directive("coop-contracts", Contracts)
+    app.add_directive("coop-uniform-arguments", UniformArguments)
     app.add_directive("coop-performance", Performance)
     app.add_directive("coop-compile-times", CompileTimes)
     app.connect("builder-inited", write_family_pages)

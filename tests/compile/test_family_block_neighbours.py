@@ -8,7 +8,6 @@ naming the call, the argument and the fix.
 
 from __future__ import annotations
 
-import inspect
 import operator
 
 import numpy as np
@@ -20,10 +19,10 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
-from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_family_block_neighbours as gpu
 from tests.gpu._data import DTYPES
+from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined
 
 I32, F32 = types.int32[::1], types.float32[::1]
@@ -71,20 +70,8 @@ def test_gpu_kernel_compiles_inlined(case: gpu.Case, tmp_path, monkeypatch) -> N
 # --- misuse -----------------------------------------------------------------------------------------------
 
 
-def _call_line(kernel) -> str:  # type: ignore[no-untyped-def]
-    lines, first = inspect.getsourcelines(kernel.py_func)
-    (offset,) = [k for k, line in enumerate(lines) if line.rstrip().endswith("# call")]
-    return f"{inspect.getsourcefile(kernel.py_func)}:{first + offset}"
-
-
-def _refused(kernel, *needles: str, sig=(F32, F32)) -> str:  # type: ignore[no-untyped-def]
-    with pytest.raises(UsageError) as info:
-        compile_kernel(kernel, sig, block=(128,))
-    message = str(info.value)
-    assert _call_line(kernel) in message, message
-    for needle in needles:
-        assert needle in message, message
-    return message
+def _refused(kernel, *needles: str, sig=(F32, F32), block=(128,)) -> str:  # type: ignore[no-untyped-def]
+    return refused(kernel, sig, *needles, block=block)
 
 
 def test_floating_point_flags_are_refused() -> None:

@@ -75,10 +75,16 @@ def test_another_planner_keeps_grid_specialisation(monkeypatch: pytest.MonkeyPat
     """With a planner of another package registered the launch may be read by it: grids stay separate."""
     from numba_cuda_mlir import _whole_function_planners as wfp
 
-    monkeypatch.setattr(wfp._planner_registry, "_foreign", True)
+    class Foreign(wfp.WholeFunctionPlanner):  # another package's planner, not isolated
+        def run(self) -> bool:
+            return False
+
+    monkeypatch.setattr(wfp._planner_registry, "_planners", [*wfp._planner_registry._planners, Foreign])
+    assert wfp._planner_registry.has_planners
     dispatcher = _dispatcher()
     first = _compile(dispatcher, grid=1, block=128)
     monkeypatch.undo()  # launches must not take the pre-launch path for the rest of the session
+    assert not wfp._planner_registry.has_planners  # the list is the registry's state: the flag follows it
     assert not first.metadata.get(_seams._BLOCK_ONLY)
     again = _compile(dispatcher, grid=3, block=128)
     assert again is not first and _compiles(dispatcher) == 2

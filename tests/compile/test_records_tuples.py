@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 
 import numpy as np
@@ -23,9 +22,9 @@ from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
 
 import cuda.coop as coop
-from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import _provider_link, compile_kernel
 from tests.gpu import test_records_tuples as gpu
+from tests.helpers.refusal import refused
 
 F64 = types.float64[::1]
 I32 = types.int32[::1]
@@ -82,20 +81,7 @@ def test_two_layouts_of_the_same_fields_are_distinct_types(monkeypatch: pytest.M
 # --- misuse ---------------------------------------------------------------------------------------------
 
 
-def _call_line(kernel) -> str:
-    lines, first = inspect.getsourcelines(kernel.py_func)
-    (offset,) = [k for k, line in enumerate(lines) if line.rstrip().endswith("# call")]
-    return f"{inspect.getsourcefile(kernel.py_func)}:{first + offset}"
-
-
-def _refused(kernel, sig, *needles: str, block=(128,)) -> str:
-    with pytest.raises(UsageError) as info:
-        compile_kernel(kernel, sig, block=block)
-    message = str(info.value)
-    assert _call_line(kernel) in message, message
-    for needle in needles:
-        assert needle in message, (needle, message)
-    return message
+_refused = refused
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import coop_sources  # noqa: E402
 
-PAGES = ("index", "installation", "configuration", "uniformity", "cpp", "api", "examples", "known_issues",
+PAGES = ("index", "installation", "configuration", "uniformity", "contracts", "cpp", "api", "examples", "known_issues",
          "registration", "support_matrix", "migration", "performance")
 
 

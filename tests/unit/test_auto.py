@@ -106,13 +106,14 @@ def test_scalar_calls_count_as_one_item_per_thread(table) -> None:
     [
         ("sm_90", "sm_90"),
         ("sm_90a", "sm_90"),
-        ("sm_100", "sm_90"),
-        ("sm_89", "sm_80"),
-        ("sm_75", "sm_80"),
-        (None, "sm_90"),
+        ("sm_80", "sm_80"),
+        ("sm_100", None),  # not measured: CUB's default, not another GPU's ranking
+        ("sm_89", None),
+        ("sm_75", None),
+        (None, "sm_90"),  # no target: a binding that only validates a call
     ],
 )
-def test_architecture_rule(arch: str | None, measured: str) -> None:
+def test_architecture_rule(arch: str | None, measured: str | None) -> None:
     data = _table({"block_scan": [(4, 128, 4, ["warp_scans"])]}, "sm_90")
     data["archs"]["sm_80"] = {"block_scan": [{"item_bytes": 4, "threads": 128, "items": 4, "ranking": ["raking"]}]}
     parsed = _auto.parse_table(data)
@@ -127,8 +128,25 @@ def test_binding_for_an_architecture_uses_its_measurements(table, monkeypatch: p
     monkeypatch.setattr(_auto, "load_table", lambda path=_auto.TABLE_PATH: parsed)
     req = Request("block_scan", "inclusive_sum", "array", dtype="float32", items_per_thread=4)
     assert bind(req, (128,), arch="sm_90").values["algorithm"] is BlockScanAlgorithm.BLOCK_SCAN_WARP_SCANS
-    assert bind(req, (128,), arch="sm_86").values["algorithm"] is BlockScanAlgorithm.BLOCK_SCAN_RAKING_MEMOIZE
-    assert bind(req, (128,), arch="sm_86").arch == "sm_86"
+    assert bind(req, (128,), arch="sm_80").values["algorithm"] is BlockScanAlgorithm.BLOCK_SCAN_RAKING_MEMOIZE
+    unmeasured = bind(req, (128,), arch="sm_86")
+    assert unmeasured.values["algorithm"] is BlockScanAlgorithm.BLOCK_SCAN_RAKING  # CUB's default
+    assert unmeasured.auto["algorithm"] == "CUB's default (not measured on sm_86)" and unmeasured.arch == "sm_86"
+
+
+@pytest.mark.parametrize(("transpose_ms", "want"), [(0.94, "transpose"), (0.96, "direct"), (1.2, "direct")])
+def test_auto_prefers_only_what_clearly_beats_cubs_default(transpose_ms: float, want: str) -> None:
+    """A measured algorithm wins over CUB's default (``"direct"`` for loads) only when it is at least
+    ``MARGIN`` (5%) faster in the table; otherwise auto is CUB's default."""
+    data = _table({"block_load": [(4, 256, 4, ["transpose", "direct"])]})
+    row = data["archs"]["sm_90"]["block_load"][0]
+    row["median_ms"] = {"transpose": transpose_ms, "direct": 1.0}
+    row["ranking"] = sorted(row["median_ms"], key=row["median_ms"].get)
+    parsed = _auto.parse_table(data)
+    tp = AUTO_SPECS["block_load"][1]
+    b = bind(_load(algorithm="direct"), (256,), arch="sm_90")
+    member, why = _auto.resolve(b, tp, parsed)
+    assert member.short_name == want, why
 
 
 # -- what auto never picks ---------------------------------------------------------------------------------------

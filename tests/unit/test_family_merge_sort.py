@@ -108,10 +108,13 @@ def test_comparators() -> None:
 
 
 @pytest.mark.parametrize("spec", ["block_merge_sort", "warp_merge_sort"])
-@pytest.mark.parametrize("compare", ["==", "!=", operator.eq])
-def test_an_equality_is_not_an_order(spec: str, compare: object) -> None:
-    with pytest.raises(SpecError, match=r"compare= must order the keys: '<' .*'==' and '!=' are comparisons but not"):
+@pytest.mark.parametrize("compare", ["==", "!=", operator.eq, "<=", operator.ge])
+def test_only_a_strict_weak_order_sorts(spec: str, compare: object) -> None:
+    """``compare`` declares ``order="strict_weak"``: the known comparisons that are true for equal keys are refused."""
+    with pytest.raises(SpecError, match=r"compare='.*' is not a strict weak order: it is true for two equal keys"):
         bind(_request(spec, "keys", compare=compare), (32,))
+    for strict in ("<", ">", operator.lt, operator.gt):
+        bind(_request(spec, "keys", compare=strict), (32,))
 
 
 def test_a_user_comparator_orders_any_key_type() -> None:

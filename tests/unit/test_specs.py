@@ -182,9 +182,10 @@ def test_request_argument_order_does_not_matter() -> None:
         ),
         (Request("block_reduce", "sum", "scalar"), (128,), "missing template parameter dtype"),
         (Request("block_reduce", "sum", "scalar", dtype="float32", block_dim_x=64), (128,), "from the launch"),
-        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=0), (128,), "positive"),
-        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=True), (128,), "positive"),
-        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=2.0), (128,), "positive"),
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=0), (128,), "between 1 and"),
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=True), (128,), "integer, got True"),
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=2.0), (128,), "integer, got 2.0"),
+        (Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=2**31), (128,), "2147483647"),
         (Request("block_reduce", "sum", "scalar", dtype="float33"), (128,), "did you mean 'float32'"),
         (Request("block_reduce", "reduce", "scalar", dtype="float32"), (128,), "missing operator op"),
         (Request("block_reduce", "reduce", "scalar", dtype="float32", op="**"), (128,), "is not an operator"),
@@ -202,6 +203,17 @@ def test_request_argument_order_does_not_matter() -> None:
 def test_bad_requests_name_the_problem(request_: Request, block: tuple[int, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         bind(request_, block)
+
+
+def test_compile_time_integers_and_bools_accept_numpy_scalars() -> None:
+    """A template parameter takes Python and NumPy integers and bools alike (``threads=np.int32(16)``)."""
+    np = pytest.importorskip("numpy")
+    b = bind(Request("warp_reduce", "sum", "array", dtype="float32", items_per_thread=np.int64(4),
+                     threads=np.int32(16), broadcast=np.True_), (64,))
+    assert (b.values["items_per_thread"], b.values["threads"], b.values["broadcast"]) == (4, 16, True)
+    assert type(b.values["threads"]) is int and b.values["broadcast"] is True
+    with pytest.raises(SpecError, match=r"broadcast must be True or False, got (np.int64\()?1"):
+        bind(Request("warp_reduce", "sum", "scalar", dtype="float32", broadcast=np.int64(1)), (64,))
 
 
 def test_warp_scans_with_48_threads_raises() -> None:

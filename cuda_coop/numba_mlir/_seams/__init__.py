@@ -527,18 +527,18 @@ def _isolating_registry_class(base: Any) -> Any:
         """The planner registry, with planners that stay out of kernels they do not want."""
 
         _isolated: dict[type, Callable[[Any], bool]]
-        _foreign: bool
+
+        @property
+        def _foreign(self) -> bool:
+            """Whether a planner that is not isolated is registered now: computed from the registry's list on
+            every read, so a planner another package removes (or a list changed any other way) counts at once."""
+            with self._lock:
+                return any(p not in self._isolated for p in self._planners)
 
         @property
         def has_planners(self) -> bool:
             # Read on every launch: only planners that are not isolated switch the pre-launch path on.
             return self._foreign
-
-        def register(self, planner_cls: Any) -> Any:
-            with self._lock:
-                result = super().register(planner_cls)
-                self._foreign = any(p not in self._isolated for p in self._planners)
-            return result
 
         def apply(self, state: Any) -> bool:
             with self._lock:
@@ -589,7 +589,6 @@ def register_isolated_planner(planner_cls: type, wants: Callable[[Any], bool]) -
     with _ISOLATION_LOCK, registry._lock:
         if not hasattr(registry, "_isolated"):
             registry._isolated = {}
-            registry._foreign = bool(registry._planners)
             registry.__class__ = _isolating_registry_class(type(registry))
         registry._isolated[planner_cls] = wants
     registry.register(planner_cls)

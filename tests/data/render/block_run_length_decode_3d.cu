@@ -39,6 +39,66 @@ __device__ __forceinline__ int clamp_count(I n)
     return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
   }
 }
+
+// NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
+// NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
+template <bool Max>
+struct numpy_extremum
+{
+  template <class T>
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const
+  {
+    if constexpr (::cuda::is_floating_point_v<T>)
+    {
+      if (::cuda::std::isnan(a))
+      {
+        return a;
+      }
+      if (::cuda::std::isnan(b))
+      {
+        return b;
+      }
+    }
+    if constexpr (Max)
+    {
+      return ::cuda::maximum<T>{}(a, b);
+    }
+    else
+    {
+      return ::cuda::minimum<T>{}(a, b);
+    }
+  }
+};
+using maximum = numpy_extremum<true>;
+using minimum = numpy_extremum<false>;
+
+// The identities of maximum and minimum: the result of reducing no item (-inf and +inf where T has them).
+template <class T>
+__device__ __forceinline__ T lowest_value()
+{
+  using limits = ::cuda::std::numeric_limits<T>;
+  if constexpr (limits::has_infinity)
+  {
+    return -limits::infinity();
+  }
+  else
+  {
+    return limits::lowest();
+  }
+}
+template <class T>
+__device__ __forceinline__ T highest_value()
+{
+  using limits = ::cuda::std::numeric_limits<T>;
+  if constexpr (limits::has_infinity)
+  {
+    return limits::infinity();
+  }
+  else
+  {
+    return limits::max();
+  }
+}
 } // namespace cuda_coop_detail
 
 // Storage ABI of the value types, as the DSL sees them.
