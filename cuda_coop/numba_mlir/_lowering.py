@@ -559,6 +559,12 @@ def _is_result(cparam: Any) -> bool:
     )
 
 
+def _whole_kernel_argument(origin: Any) -> bool:
+    """An array that is a kernel argument itself, not a slice of one (its launch offset is 0: see
+    ``_seams.LAUNCH_OFFSET_IS_ZERO``)."""
+    return origin is not None and isinstance(origin.root, tuple) and origin.root[0] == "arg" and not origin.sliced
+
+
 def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
     cs, kernel = site(site_id)
     provider = _kernel_provider(lower, kernel)
@@ -574,10 +580,12 @@ def _lower(lower: Any, target: Any, args: list[Any], site_id: int) -> None:
         index = typed.sources.get(cparam.name)
         if index is None:
             raise cs.error(f"internal: no argument for the wrapper parameter {cparam.name!r} of {sig.symbol}")
+        argument = _whole_kernel_argument(cs.origins.get(cs.runtime[index]))
         if _by_slot(cparam):
             params.append((runtime[index], _slot_type(cparam.value_type.name), cparam.value_type.align))
-        elif cparam.name in offsets:  # src[offset:] as a pointer
-            arg = _seams.Advanced(runtime[index], runtime[offsets[cparam.name]])
+        elif cparam.name in offsets or (cparam.kind is ArgKind.POINTER and argument):  # src[offset:] as a pointer
+            offset = runtime[offsets[cparam.name]] if cparam.name in offsets else None
+            arg = _seams.Advanced(runtime[index], offset, argument=argument)
             params.append((arg, _numba_type(cparam, typed.argtys[index]), None))
         else:
             params.append((runtime[index], _numba_type(cparam, typed.argtys[index]), None))

@@ -12,18 +12,21 @@ What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
   has ``STS [R23+0x400]``); a link holding a provider now starts with a layout-only module with 32-bit
   shared pointers (``_seams._link.link_with_short_shared_pointers``, tests/compile/test_link_layout.py).
   Tile sum: 248 instructions before, 200 after.
-- The instruction count is within 1.05x of the twin for ``histogram_sort_u8`` and
-  ``tile_inclusive_sum_i32``. A tile's ``src[offset]`` is the array's data pointer plus ``offset`` items
+- The instruction count is within 1.05x of the twin for ``histogram_sort_u8``, ``tile_inclusive_sum_i32``
+  and ``exchange_b2s_i32``. A tile's ``src[offset]`` is the array's data pointer plus ``offset`` items
   (``_seams.Advanced``): it once was a slice view, whose address multiplied by the memref's runtime
-  stride (tile sum 192, scan 301 instructions). The rest of the gap is the Python kernel's own code, not
-  the CUB wrappers: numba-cuda-mlir passes each array as a memref (pointer, offset, size, stride: five
-  parameters) and indexes it (``partial[cuda.blockIdx.x] = total``) with the dynamic stride, 64-bit
-  offsets and the negative-index wraparound, where the twin has a raw pointer. Those kernels' measured
-  counts are asserted exactly (``GAPS``): an improvement or a regression fails the run.
+  stride (tile sum 192, scan 301 instructions); a whole kernel argument's data pointer is its aligned
+  pointer, since numba-cuda-mlir 0.5.x launches every array argument with a memref offset of 0
+  (``_seams.LAUNCH_OFFSET_IS_ZERO``: tile sum 186 -> 177, exchange 151 -> 139, atomic histogram 130 -> 127).
+  The rest of the gap is the Python kernel's own code, not the CUB wrappers: numba-cuda-mlir indexes an
+  array (``partial[cuda.blockIdx.x] = total``) with the memref's runtime stride, its offset and the
+  negative-index wraparound, where the twin has a raw pointer (docs/known_issues.rst has the upstream
+  report). Those kernels' measured counts are asserted exactly (``GAPS``): an improvement or a regression
+  fails the run.
 - Against twins written with numba-cuda-mlir's array ABI and indexing (tests/data/sass/
   numba_abi_twins.cu: the same CUB code, the same kernel-side arithmetic as the Python kernels),
-  every kernel is within 1.05x (measured 0.94-0.99): what cuda-coop adds is what nvcc makes of
-  the same C++.
+  every kernel is within 1.05x (measured 0.94-0.99 before the aligned-pointer change, which these twins do
+  not make): what cuda-coop adds is what nvcc makes of the same C++.
 """
 
 from __future__ import annotations
@@ -64,9 +67,8 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
 # is the numba array ABI of the Python kernel (see the module docstring). Each is asserted exactly, so an
 # improvement (remove the entry once within LIMIT) or a regression fails the run.
 GAPS = {
-    "tile_sum_f32": (186, 167),
-    "exchange_b2s_i32": (151, 141),
-    "histogram_atomic_u8": (130, 113),
+    "tile_sum_f32": (177, 167),
+    "histogram_atomic_u8": (127, 113),
 }
 
 Listings = dict[str, list[str]]  # kernel name -> its SASS instructions

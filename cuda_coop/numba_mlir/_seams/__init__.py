@@ -113,27 +113,53 @@ def target_chip(lower: Any) -> str:
     return str(lower.metadata["gpu_target"]["chip"])
 
 
+LAUNCH_OFFSET_IS_ZERO = True
+"""numba-cuda-mlir 0.5.x's launcher passes every array argument of a kernel as a memref descriptor whose offset
+field is 0 (``cext/launcher/kernel.cpp`` at v0.5.0: ``cuda_arg_i64(0)  // offset``, for both the CUDA array
+interface and DLPack; the data pointer is the view's own): a whole kernel argument's data pointer is its aligned
+pointer, with no offset to load and add. Slices made in the kernel have offsets of their own."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Advanced:
-    """``&array[offset]`` of a 1-D C-contiguous array variable and an integer variable, as a C parameter."""
+    """``&array[offset]`` of a 1-D C-contiguous array variable and an integer variable (None: 0), as a C
+    parameter; ``argument``: the array is a whole kernel argument (see :data:`LAUNCH_OFFSET_IS_ZERO`)."""
 
     array: Any
-    offset: Any
+    offset: Any = None
+    argument: bool = False
 
 
 def _advanced_pointer(lower: Any, arg: Advanced) -> Any:
     """The data pointer of ``arg.array`` advanced by ``arg.offset`` items, with the unit stride its C layout
-    promises (a slice view would multiply by the memref's runtime stride: more SASS on every call)."""
+    promises (a slice view would multiply by the memref's runtime stride: more SASS on every call); a whole
+    kernel argument's data pointer is its aligned pointer (its launch offset is 0)."""
     from numba_cuda_mlir._mlir import ir as _mir
     from numba_cuda_mlir._mlir.dialects import arith as _arith
+    from numba_cuda_mlir._mlir.dialects import llvm as _llvm
     from numba_cuda_mlir._mlir.extras import types as _t
-    from numba_cuda_mlir.lowering_utilities import get_type_size_bytes, llvm_ptr_add_bytes, memref_data_pointer
+    from numba_cuda_mlir.lowering_utilities import (
+        get_type_size_bytes,
+        llvm_ptr_add_bytes,
+        memref_data_pointer,
+        memref_descriptor_type,
+    )
 
     array, array_ty = lower.load_var(arg.array), lower.get_numba_type(arg.array.name)
     assert isinstance(array_ty, types.Array) and array_ty.ndim == 1 and array_ty.layout == "C", array_ty
-    item_bytes = _arith.constant(_t.i64(), get_type_size_bytes(_mir.MemRefType(array.type).element_type))
+    mr_type = _mir.MemRefType(array.type)
+    if arg.argument and LAUNCH_OFFSET_IS_ZERO and mr_type.memory_space is None:
+        from numba_cuda_mlir._mlir.dialects import builtin as _builtin
+
+        desc = _builtin.unrealized_conversion_cast([memref_descriptor_type(mr_type.rank)], [array])
+        base = _llvm.extractvalue(_llvm.PointerType.get(), desc, [1])  # the aligned pointer
+    else:
+        base = memref_data_pointer(array)
+    if arg.offset is None:
+        return base
+    item_bytes = _arith.constant(_t.i64(), get_type_size_bytes(mr_type.element_type))
     offset = lower.lower_cast(lower.get_numba_type(arg.offset.name), types.int64, lower.load_var(arg.offset))
-    return llvm_ptr_add_bytes(memref_data_pointer(array), _arith.muli(offset, item_bytes))
+    return llvm_ptr_add_bytes(base, _arith.muli(offset, item_bytes))
 
 
 def lower_extern_call(
