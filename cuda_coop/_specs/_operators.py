@@ -106,12 +106,12 @@ _COMPARISONS = frozenset(
     {KnownOp.LESS, KnownOp.GREATER, KnownOp.LESS_EQUAL, KnownOp.GREATER_EQUAL, KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO}
 )
 STRICT_WEAK_ORDERS = frozenset({KnownOp.LESS, KnownOp.GREATER})
-_IDENTITIES = {
-    KnownOp.PLUS: "{T}{}",
+_IDENTITIES = {  # casts, not T{}: a C++ type name may be several words (unsigned long long)
+    KnownOp.PLUS: "static_cast<{T}>(0)",
     KnownOp.MULTIPLIES: "static_cast<{T}>(1)",
-    KnownOp.BIT_AND: "static_cast<{T}>(~{T}{})",
-    KnownOp.BIT_OR: "{T}{}",
-    KnownOp.BIT_XOR: "{T}{}",
+    KnownOp.BIT_AND: "static_cast<{T}>(~static_cast<{T}>(0))",
+    KnownOp.BIT_OR: "static_cast<{T}>(0)",
+    KnownOp.BIT_XOR: "static_cast<{T}>(0)",
     KnownOp.MAXIMUM: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.FMAX: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.MINIMUM: "cuda_coop_detail::highest_value<{T}>()",

@@ -314,7 +314,27 @@ def test_an_empty_user_reduction_is_refused_and_a_known_one_has_its_identity(tmp
 
     compile_kernel(sum_of_nothing, SIG, block=64)
     (source,) = tmp_path.glob("*.cu")
-    assert "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return int{};" in source.read_text()
+    assert "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return static_cast<int>(0);" in (
+        source.read_text())
+
+
+def test_every_identity_compiles_for_every_item_type(toolchain, compiler) -> None:  # type: ignore[no-untyped-def]
+    """The identity of each known operator, rendered for each item type it is defined for (C++ spellings of several
+    words, ``unsigned long long``, half and complex types included), in block and warp reductions: one NVRTC
+    compile."""
+    from cuda.coop._specs import KnownOp, Request, value_type
+    from cuda.coop.numba_mlir._lowering import SUPPORTED
+    from tests.helpers.nvrtc import compile_requests
+
+    requests = []
+    for dtype in SUPPORTED:
+        vt = value_type(dtype)
+        for spec in ("block_reduce", "warp_reduce"):
+            requests.append(Request(spec, "sum", "scalar_valid", dtype=dtype, count_type="int64"))
+            requests += [Request(spec, "reduce", "scalar_valid", dtype=dtype, op=op, count_type="uint16")
+                         for op in KnownOp if op.identity is not None and op.supports(vt)]
+    p = compile_requests(requests, toolchain, compiler, (64,))
+    assert p.source.count("== 0)") == len(requests) and "unsigned long long" in p.source
 
 
 # --- documented types that crashed the compiler ------------------------------------------------------------------

@@ -60,8 +60,7 @@ def test_valid_items_of_any_width(count: int, dtype: type, expected: int) -> Non
     assert (got[expected:] == 12345).all(), "stored past valid_items (or past the tile)"
     loaded = np.where(np.arange(TILE) < expected, x[:TILE], POISON).reshape(THREADS, ITEMS)
     threads = min(max(count, 0), THREADS)  # the reduction's own count, clamped to the block
-    if threads:  # with no valid thread CUB's result is undefined
-        assert sums.copy_to_host()[0] == np.sum(loaded[:threads, 0], dtype=np.int64)
+    assert sums.copy_to_host()[0] == np.sum(loaded[:threads, 0], dtype=np.int64)  # no valid thread: 0
 
 
 def test_warp_aggregates_seeds_and_arrays() -> None:

@@ -29,8 +29,8 @@ import json, sys, time
 import numpy as np
 from tests.helpers.link_log import count_nvjitlink, record_links
 links, nvjitlink = record_links(), count_nvjitlink()
+import cuda.coop  # before numba_cuda_mlir's cuda, which the name cuda must stay bound to
 from numba_cuda_mlir import cuda
-import cuda.coop
 from cuda.coop._provider._nvrtc import default_compiler
 from tests.gpu import _pack_kernels as k
 
