@@ -28,9 +28,9 @@
 
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
-// cuda-coop provider 761576d1aa55: block (256, 1, 1)
+// cuda-coop provider d38f8362b67c: block (256, 1, 1)
 //   [0] block_reduce.sum.array[algorithm=cub::BLOCK_REDUCE_WARP_REDUCTIONS,block_dim_x=256,block_dim_y=1,block_dim_z=1,broadcast=False,dtype=float32,items_per_thread=16]
-//   [1] block_scan.exclusive_sum.array[algorithm=cub::BLOCK_SCAN_WARP_SCANS,block_dim_x=256,block_dim_y=1,block_dim_z=1,dtype=int32,items_per_thread=4]
+//   [1] block_scan.exclusive_sum.array[algorithm=cub::BLOCK_SCAN_RAKING,block_dim_x=256,block_dim_y=1,block_dim_z=1,dtype=int32,items_per_thread=4]
 
 namespace cuda_coop_detail
 {
@@ -133,10 +133,10 @@ __device__ __forceinline__ T highest_value()
 static_assert(sizeof(float) == 4 && alignof(float) == 4, "storage ABI of float32");
 static_assert(sizeof(int) == 4 && alignof(int) == 4, "storage ABI of int32");
 
-namespace cuda_coop_761576d1aa55
+namespace cuda_coop_d38f8362b67c
 {
 using prim_0 = cub::BlockReduce<float, 256, cub::BLOCK_REDUCE_WARP_REDUCTIONS, 1, 1>;
-using prim_1 = cub::BlockScan<int, 256, cub::BLOCK_SCAN_WARP_SCANS, 1, 1>;
+using prim_1 = cub::BlockScan<int, 256, cub::BLOCK_SCAN_RAKING, 1, 1>;
 // Block-scope call sites share one region: the max of their TempStorage, not the sum.
 union block_storage_t
 {
@@ -149,11 +149,11 @@ struct storage_t
 };
 static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
-} // namespace cuda_coop_761576d1aa55
+} // namespace cuda_coop_d38f8362b67c
 
-extern "C" __device__ float cuda_coop_761576d1aa55_0_block_reduce_sum(float* x)
+extern "C" __device__ float cuda_coop_d38f8362b67c_0_block_reduce_sum(float* x)
 {
-  using Prim = cuda_coop_761576d1aa55::prim_0;
+  using Prim = cuda_coop_d38f8362b67c::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -164,12 +164,12 @@ extern "C" __device__ float cuda_coop_761576d1aa55_0_block_reduce_sum(float* x)
   {
     x_in[k] = x[k];
   }
-  return Prim(cuda_coop_761576d1aa55::storage.block.s0).Sum(x_in);
+  return Prim(cuda_coop_d38f8362b67c::storage.block.s0).Sum(x_in);
 }
 
-extern "C" __device__ void cuda_coop_761576d1aa55_1_block_scan_exclusive_sum(int* x, int* output)
+extern "C" __device__ void cuda_coop_d38f8362b67c_1_block_scan_exclusive_sum(int* x, int* output)
 {
-  using Prim = cuda_coop_761576d1aa55::prim_1;
+  using Prim = cuda_coop_d38f8362b67c::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
@@ -180,5 +180,5 @@ extern "C" __device__ void cuda_coop_761576d1aa55_1_block_scan_exclusive_sum(int
   {
     x_in[k] = x[k];
   }
-  Prim(cuda_coop_761576d1aa55::storage.block.s1).ExclusiveSum(x_in, reinterpret_cast<int(&)[4]>(*output));
+  Prim(cuda_coop_d38f8362b67c::storage.block.s1).ExclusiveSum(x_in, reinterpret_cast<int(&)[4]>(*output));
 }
