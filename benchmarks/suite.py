@@ -14,9 +14,11 @@ and the first kernel. That host cost is recorded on its own (``*_launch_us``: th
 launch call). Before timing, both results are checked against NumPy over EVERY tile. Where a
 cuda-coop call leaves ``algorithm`` to its default (``"auto"``: block reduce and scan here), the twin
 uses CUB's default: the ratio is what a user gets from the obvious call against what CUB gives by
-default. In those cases every algorithm auto may pick is built as an explicit choice too, checked,
-and timed interleaved with the other two: ``auto_vs_best`` is auto's time over the fastest of them
-(target: <= 1.02). With ``--reps 20`` the whole suite took 446 s on an H200 (``--no-explicit`` skips
+default. In those cases every algorithm CUB accepts for the case is also built as an explicit choice on
+both sides, a cuda-coop kernel and a twin with the same algorithm, checked, and timed interleaved with the
+rest: ``same_algorithm`` is codegen parity, algorithm by algorithm (target: median <= 1.01, every pair
+<= 1.03), apart from the choice of algorithm; ``auto_vs_best`` is auto's time over the fastest algorithm
+auto may pick. With ``--reps 20`` the whole suite took 446 s on an H200 (``--no-explicit`` skips
 these kernels).
 
 Writes ``suite.json`` (machine, date, versions, one row per case) to --out after every case and prints the
@@ -326,15 +328,19 @@ class Family:
     auto: str | None = None
     """The auto table name of the call the kernel leaves to ``algorithm="auto"``: each algorithm auto may
     pick is then timed too, as an explicit choice (``auto_vs_best``)."""
+    parity: str | None = None
+    """The spec whose every algorithm is timed as an explicit choice against a twin with the same algorithm
+    (the twin's template then takes ``{a}``, the CUB enumerator): codegen parity, apart from the defaults."""
 
 
 _IN_OUT = ("const {t}*", "{t}*")
 _HIST = ("const unsigned char*", "unsigned*")
 FAMILIES: dict[str, Family] = {
     "reduce": Family(
-        _reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}>", _IN_OUT, "block_reduce"
+        _reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}{a}>", _IN_OUT, "block_reduce",
+        "block_reduce",
     ),
-    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}>", _IN_OUT, "block_scan"),
+    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}{a}>", _IN_OUT, "block_scan", "block_scan"),
     "exchange": Family(_exchange, _copy_setup, "twins::exchange<{t}, {b}, {i}>", _IN_OUT),
     "adjacent_difference": Family(
         _adjacent_difference, _difference_setup, "twins::adjacent_difference<{t}, {b}, {i}>", _IN_OUT
@@ -359,14 +365,45 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+def parity_algorithms(c: Case) -> dict[str, str]:
+    """Short name -> CUB enumerator of every algorithm of the case's ``Family.parity`` spec that CUB accepts for
+    the case (the spec's constraints: ``bind`` of the kernel's call with that algorithm); {} for other families."""
+    from cuda.coop._specs import Request, bind, get_primitive
+    from cuda.coop.errors import SpecError
+
+    spec_name = FAMILIES[c.family].parity
+    if spec_name is None:
+        return {}
+    spec = get_primitive(spec_name)
+    assert spec.algorithm is not None
+    method = "sum" if spec_name == "block_reduce" else "inclusive_sum"
+    found = {}
+    for member in spec.algorithm:
+        try:
+            bind(Request(spec_name, method, "array", dtype=c.dtype, items_per_thread=c.items,
+                         algorithm=member.short_name), (c.threads,))
+        except SpecError:
+            continue  # e.g. the atomic reduction of int8, a commutative-only one for a small block
+        found[member.short_name] = str(member)
+    return found
+
+
+def twin_name(c: Case, algorithm: str | None = None) -> str:
+    """The twin kernel of a case: with CUB's default, or with ``algorithm`` (a parity twin)."""
+    return c.name if algorithm is None else f"{c.name}__{algorithm}"
+
+
 def _twin_source(cases_: list[Case]) -> str:
     out = ['#include "suite_twins.cuh"\n']
     for c in cases_:
-        fam, fmt = FAMILIES[c.family], {"t": CPP[c.dtype], "b": c.threads, "i": c.items}
-        params = [p.format(**fmt) for p in fam.params]
-        formals = ", ".join(f"{p} a{k}" for k, p in enumerate(params))
-        call = f"{fam.twin.format(**fmt)}({', '.join(f'a{k}' for k in range(len(params)))});"
-        out.append(f'extern "C" __global__ void __launch_bounds__({c.threads}) {c.name}({formals})\n{{\n  {call}\n}}\n')
+        fam = FAMILIES[c.family]
+        for algorithm, cpp in [(None, ""), *parity_algorithms(c).items()]:
+            fmt = {"t": CPP[c.dtype], "b": c.threads, "i": c.items, "a": f", {cpp}" if cpp else ""}
+            params = [p.format(**fmt) for p in fam.params]
+            formals = ", ".join(f"{p} a{k}" for k, p in enumerate(params))
+            call = f"{fam.twin.format(**fmt)}({', '.join(f'a{k}' for k in range(len(params)))});"
+            out.append(f'extern "C" __global__ void __launch_bounds__({c.threads}) {twin_name(c, algorithm)}'
+                       f"({formals})\n{{\n  {call}\n}}\n")
     return "\n".join(out)
 
 
@@ -434,10 +471,18 @@ def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, expli
     def cub_launch() -> None:
         launch(stream, config, twin_kernel, *(_pointer(a) for a in args))
 
+    def twin(algorithm: str) -> Callable[[], None]:
+        kernel = module.get_kernel(twin_name(c, algorithm))
+        return lambda: launch(stream, config, kernel, *(_pointer(a) for a in args))
+
     coop_launch = coop(family.factory(c))
     launches = {"cub": cub_launch, "coop": coop_launch}
+    parity = parity_algorithms(c) if explicit else {}
     if explicit and family.auto:
         launches |= {alg: coop(family.factory(c, alg)) for alg in _auto.candidates(family.auto)}
+    for alg in parity:  # every algorithm CUB takes here, on both sides: codegen parity
+        launches.setdefault(alg, coop(family.factory(c, alg)))
+        launches[f"cub:{alg}"] = twin(alg)
     start = time.perf_counter()
     coop_launch()
     stream.sync()
@@ -470,11 +515,17 @@ def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, expli
                               "ratio": ms["coop"] / ms["cub"], "cub_ok": checks["cub"], "coop_ok": checks["coop"],
                               "coop_first_launch_s": compile_s, "cub_launch_us": float(np.median(host_us["cub"])),
                               "coop_launch_us": float(np.median(host_us["coop"]))}
-    explicit_ms = {name: v for name, v in ms.items() if name not in ("cub", "coop")}
+    explicit_ms = {name: v for name, v in ms.items() if name not in ("cub", "coop") and not name.startswith("cub:")}
     if explicit_ms:
-        best = min(explicit_ms, key=explicit_ms.__getitem__)
-        row |= {"explicit_ms": explicit_ms, "explicit_ok": {name: checks[name] for name in explicit_ms},
-                "best_explicit": best, "auto_vs_best": ms["coop"] / explicit_ms[best]}
+        row |= {"explicit_ms": explicit_ms, "explicit_ok": {name: checks[name] for name in explicit_ms}}
+    candidates = {name: explicit_ms[name] for name in _auto.candidates(family.auto)} if family.auto and explicit else {}
+    if candidates:
+        best = min(candidates, key=candidates.__getitem__)
+        row |= {"best_explicit": best, "auto_vs_best": ms["coop"] / candidates[best]}
+    if parity:
+        row |= {"same_algorithm": {alg: ms[alg] / ms[f"cub:{alg}"] for alg in parity},
+                "twin_ms": {alg: ms[f"cub:{alg}"] for alg in parity},
+                "twin_ok": {alg: checks[f"cub:{alg}"] for alg in parity}}
     return row
 
 
@@ -520,6 +571,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if autos := [r["auto_vs_best"] for r in rows if "auto_vs_best" in r]:
         summary |= {"auto_cases": len(autos), "auto_vs_best_max": float(np.max(autos)),
                     "auto_above_1.02": int(sum(a > 1.02 for a in autos))}
+    if defaults := [r["ratio"] for r in rows if "same_algorithm" in r]:
+        summary |= {"default_cases": len(defaults), "default_median": float(np.median(defaults)),
+                    "default_max": float(np.max(defaults)), "default_above_1.01": int(sum(d > 1.01 for d in defaults))}
+    same = [v for r in rows for v in r.get("same_algorithm", {}).values()]
+    same += [r["ratio"] for r in rows if "same_algorithm" not in r]  # the other families' twins are the same
+    summary |= {"parity_cases": len(same), "parity_median": float(np.median(same)), "parity_max": float(np.max(same)),
+                "parity_above_1.03": int(sum(s > 1.03 for s in same))}
     return summary
 
 
@@ -589,6 +647,8 @@ def main() -> int:
         extra = f"  triton tl.sort {row['triton_tl_sort_ms']:.4f} ms" if row.get("triton_tl_sort_ms") else ""
         if "auto_vs_best" in row:
             extra += f"  auto/{row['best_explicit']} {row['auto_vs_best']:.3f}"
+        if "same_algorithm" in row:
+            extra += "  same: " + " ".join(f"{a} {r:.3f}" for a, r in row["same_algorithm"].items())
         print(f"{c.name:<34}{c.n:>11}{row['cub_ms']:>10.4f}{row['coop_ms']:>10.4f}{row['ratio']:>8.3f}  {ok}{extra}",
               flush=True)
     summary = _write(path, rows, args.reps)["summary"]
@@ -598,14 +658,22 @@ def main() -> int:
     if "auto_cases" in summary:
         print(f"auto / best explicit algorithm over {summary['auto_cases']} cases: "
               f"max {summary['auto_vs_best_max']:.3f}, {summary['auto_above_1.02']} above 1.02")
+    if "default_cases" in summary:
+        print(f"default (auto) / CUB's default over {summary['default_cases']} reduce and scan cases: median "
+              f"{summary['default_median']:.3f}, max {summary['default_max']:.3f}, "
+              f"{summary['default_above_1.01']} above 1.01")
+    print(f"same algorithm on both sides over {summary['parity_cases']} pairs: median {summary['parity_median']:.3f}, "
+          f"max {summary['parity_max']:.3f}, {summary['parity_above_1.03']} above 1.03")
     return 0 if all(all(_checks(r).values()) for r in rows) else 1
 
 
 def _checks(row: dict[str, object]) -> dict[str, bool]:
     """Every kernel's result check of a row: the twin's, cuda-coop's, and each explicit algorithm's."""
     explicit = row.get("explicit_ok") or {}
-    assert isinstance(explicit, dict)
-    return {"cub": bool(row["cub_ok"]), "coop": bool(row["coop_ok"]), **{k: bool(v) for k, v in explicit.items()}}
+    twins = row.get("twin_ok") or {}
+    assert isinstance(explicit, dict) and isinstance(twins, dict)
+    return {"cub": bool(row["cub_ok"]), "coop": bool(row["coop_ok"]), **{k: bool(v) for k, v in explicit.items()},
+            **{f"cub:{k}": bool(v) for k, v in twins.items()}}
 
 
 if __name__ == "__main__":

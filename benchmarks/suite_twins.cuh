@@ -31,12 +31,12 @@ __device__ __forceinline__ size_t tile_offset()
   return static_cast<size_t>(blockIdx.x) * BLOCK * ITEMS;
 }
 
-// Transposing load, block sum, thread 0 writes the tile's sum.
-template <class T, int BLOCK, int ITEMS>
+// Transposing load, block sum, thread 0 writes the tile's sum (ALG: CUB's default unless given).
+template <class T, int BLOCK, int ITEMS, cub::BlockReduceAlgorithm ALG = cub::BLOCK_REDUCE_WARP_REDUCTIONS>
 __device__ __forceinline__ void reduce(const T* x, T* partial)
 {
   using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
-  using Reduce = cub::BlockReduce<T, BLOCK>;
+  using Reduce = cub::BlockReduce<T, BLOCK, ALG>;
   __shared__ union
   {
     typename Load::TempStorage load;
@@ -52,12 +52,12 @@ __device__ __forceinline__ void reduce(const T* x, T* partial)
   }
 }
 
-// Transposing load, block inclusive sum in place, transposing store.
-template <class T, int BLOCK, int ITEMS>
+// Transposing load, block inclusive sum in place, transposing store (ALG: CUB's default unless given).
+template <class T, int BLOCK, int ITEMS, cub::BlockScanAlgorithm ALG = cub::BLOCK_SCAN_RAKING>
 __device__ __forceinline__ void scan(const T* x, T* y)
 {
   using Load  = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
-  using Scan  = cub::BlockScan<T, BLOCK>;
+  using Scan  = cub::BlockScan<T, BLOCK, ALG>;
   using Store = cub::BlockStore<T, BLOCK, ITEMS, cub::BLOCK_STORE_TRANSPOSE>;
   __shared__ union
   {
