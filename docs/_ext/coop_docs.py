@@ -225,6 +225,9 @@ class OneExample(_GeneratedRst):
                 raise self.error(f"{ex.path.name} has no module-level function {name!r}")
             node = functions[name]
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            blank = 0  # the blank lines above the function, as in the file (PEP 8's two)
+            while blank < 2 and first - 1 > body[-1][1] and not source.splitlines()[first - 2].strip():
+                first, blank = first - 1, blank + 1
             body.append((first, node.end_lineno or node.lineno))
         lines = source.splitlines()
         shown = "\n".join(line for a, b in body for line in lines[a - 1:b])
@@ -295,9 +298,10 @@ def _note_specs(directive: SphinxDirective) -> None:
             directive.env.note_dependency(str(path))
 
 
-def _table(header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
-    """A ``list-table`` of reStructuredText cells (one line each)."""
-    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+def _table(header: list[str], rows: list[list[str]], widths: str = "auto", cls: str = "") -> list[str]:
+    """A ``list-table`` of reStructuredText cells (one line each); ``cls``: its HTML class (docs/_static/coop.css)."""
+    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}"]
+    out += [f"   :class: {cls}", ""] if cls else [""]
     for row in [header, *rows]:
         out.append(f"   * - {row[0] or ' '}")
         out += [f"     - {cell or ' '}" for cell in row[1:]]
@@ -380,17 +384,18 @@ class FamilyPage(_GeneratedRst):
                     f"{', '.join(_func(fn) for fn in takers)}: {coop_families.default_phrase(tp)}.", ""]
             fixed = [fn for fn in fns if fn not in takers]
             if fixed:
-                out += [f"{', '.join(_func(fn) for fn in fixed)} take no ``algorithm=``.", ""]
-            mark = " (CUB's own default)" if tp.auto is not None else " (default, as in CUB)"
-            rows = [[f'``"{a.short}"``' + (mark if a.default else ""), f"``{a.cpp}``",
-                     _rst_doc(a.overview), _rst_doc(a.performance)] for a in algos]
+                out += [f"{', '.join(_func(fn) for fn in fixed)} {'takes' if len(fixed) == 1 else 'take'} no "
+                        "``algorithm=``.", ""]
+            mark = "CUB's own default" if tp.auto is not None else "the default, as in CUB"
             if tp.auto is not None:
-                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. '
-                        f"{_rst_doc(tp.doc)} The rules are in ``cuda_coop/_specs/_auto.py``, the measurement in "
-                        "``benchmarks/auto_table.py``.", ""]
-                rows.insert(0, ['``"auto"`` (default)', "one of the rows below",
-                                "cuda-coop's measured choice, above.", "Decided when the kernel compiles."])
-            out += _table(["algorithm=", "CUB", "how", "trade-offs"], rows, "15 20 35 30")
+                specific = re.sub(r"^[A-Z][\w ]* algorithm; ", "", _rst_doc(tp.doc))  # "Scan algorithm; ..."
+                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. {specific} The rules are in '
+                        "``cuda_coop/_specs/_auto.py``, the measurement in ``benchmarks/auto_table.py``.", "",
+                        '``"auto"`` (the default)', "   cuda-coop's measured choice among the algorithms below, "
+                        "made when the kernel compiles.", ""]
+            for a in algos:  # a definition list: CUB's enumerators are too long for a table's columns
+                out += [f'``"{a.short}"``: ``{a.cpp}``' + (f", {mark}" if a.default else ""),
+                        f"   {_rst_doc(a.overview)}", "", f"   *Trade-offs:* {_rst_doc(a.performance)}", ""]
         return out
 
     def _types(self, fam: coop_families.Family) -> list[str]:
@@ -432,13 +437,15 @@ class FamilyPage(_GeneratedRst):
 
 
 class FamilyTable(_GeneratedRst):
-    """``.. coop-family-table::``: every family, linking to its page."""
+    """``.. coop-family-table::``: every family, linking to its page; functions by their name in the module
+    the scope column names (``subtract_left`` of ``coop.block``), so that the table fits the page."""
 
     def lines(self) -> list[str]:
         _note_specs(self)
         rows = [[f":doc:`{fam.title} </{fam.docname}>`", fam.scope.value, fam.summary,
-                 ", ".join(_func(fn) for fn in fam.functions)] for fam in coop_families.families()]
-        return _table(["family", "scope", "what", "functions"], rows, "20 8 32 40")
+                 ", ".join(f":func:`{fn.name} <{fn.qualname}>`" for fn in fam.functions)]
+                for fam in coop_families.families()]
+        return _table(["family", "scope", "what", "functions (of ``coop.<scope>``)"], rows, "20 8 34 38")
 
 
 class SupportMatrix(_GeneratedRst):
@@ -451,7 +458,7 @@ class SupportMatrix(_GeneratedRst):
         out: list[str] = []
         for title, types in coop_families.matrix_groups():
             rows = [[_func(fn), *("✓" if t in accepted[fn.call] else "" for t in types)] for fn in functions]
-            out += [f"**{title}**", "", *_table(["function", *types], rows, " ".join(["37"] + ["9"] * len(types)))]
+            out += [f"**{title}**", "", *_table(["function", *types], rows, "auto", "coop-compact coop-matrix")]
         out += _restrictions(functions) + _records(functions)
         later = coop_families.not_yet_types()
         if later:
@@ -505,9 +512,22 @@ class Performance(_GeneratedRst):
                 "",
             ]
         out += [".. image:: /../benchmarks/results/suite.svg", "   :alt: cuda-coop time / CUB C++ time per case", ""]
-        table = list(csv.reader((results / "suite.csv").read_text().splitlines()))
-        out += _table([_rst_text(c) for c in table[0]], [[_rst_text(c) for c in row] for row in table[1:]])
+        header, *body = list(csv.reader((results / "suite.csv").read_text().splitlines()))
+        same = [i for i in range(1, len(header)) if len({row[i] for row in body}) == 1]  # one value in every case
+        if same:
+            out += ["In every case: " + ", ".join(f"{_rst_text(header[i])} = {_rst_text(body[0][i])}" for i in same)
+                    + ".", ""]
+        keep = [i for i in range(len(header)) if i not in same]
+        out += _table([_rst_text(header[i]) for i in keep],
+                      [[_rst_text(power_of_two(row[i])) for i in keep] for row in body], "auto", "coop-compact")
         return out
+
+
+def power_of_two(cell: str) -> str:
+    """``2^28`` for ``268435456`` (the item counts of the benchmark table, narrower so), other cells as they are."""
+    if cell.isdigit() and int(cell) >= 1024 and int(cell) & (int(cell) - 1) == 0:
+        return f"2^{int(cell).bit_length() - 1}"
+    return cell
 
 
 class CompileTimes(_GeneratedRst):

@@ -318,7 +318,11 @@ def algorithm_restrictions(fn: Function) -> tuple[tuple[str, tuple[str, ...]], .
     return tuple(out)
 
 
-MATRIX_GROUPS = (("Integer items", ("int", "uint")), ("Floating-point and complex items", ("float", "complex")))
+MATRIX_GROUPS = (
+    ("Integer items", ("int", "uint")),
+    ("Floating-point items", ("float",)),
+    ("Complex items", ("complex",)),
+)
 """The support matrix's tables, by the kinds of item type they show (one wide table would not fit a screen)."""
 
 
