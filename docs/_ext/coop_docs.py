@@ -187,7 +187,7 @@ def _whole_file(path: Path, shown: list[Example]) -> list[str]:
     lines = ",".join(f"{ex.first}-{ex.last}" for ex in shown)
     return [f"``{rel}``, the whole file; highlighted: {spans}. Run it with ``python {rel}`` on a machine with an "
             "NVIDIA GPU and cuda-coop's Numba-CUDA-MLIR extra (:doc:`/installation`); without a GPU it compiles its "
-            "kernels for sm_90 and launches nothing.", "",
+            "kernels for sm_90 and launches none.", "",
             f".. literalinclude:: /../{rel}", "   :language: python", "   :linenos:", f"   :emphasize-lines: {lines}",
             ""]
 

@@ -26,7 +26,8 @@ def tile_scan(x, y):
 
 
 def run(tiles: int = 64, threads: int = 128) -> np.ndarray:
-    x = np.random.default_rng().uniform(-1, 1, tiles * threads * ITEMS).astype(ml_dtypes.bfloat16)
+    n = tiles * threads * ITEMS
+    x = np.random.default_rng().uniform(-1, 1, n).astype(ml_dtypes.bfloat16)
     y = cuda.device_array_like(x)                         # a bfloat16 device array
     tile_scan[tiles, threads](cuda.to_device(x), y)
     return y.copy_to_host()                               # dtype ml_dtypes.bfloat16

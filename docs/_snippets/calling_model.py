@@ -22,16 +22,17 @@ ITEMS = 4
 def scalar_and_array(x, sums, prefixes):
     i = cuda.grid(1)
     # Scalar form: one item per thread; the result is returned.
-    total = coop.block.sum(x[i])                  # valid in thread 0
-    prefix = coop.block.exclusive_sum(x[i])       # this thread's prefix, in every thread
+    total = coop.block.sum(x[i])             # valid in thread 0
+    prefix = coop.block.exclusive_sum(x[i])  # this thread's prefix
     prefixes[i] = prefix
 
     # Array form: a cuda.local.array of ITEMS items per thread, in blocked order.
     items = cuda.local.array(ITEMS, np.int32)
     scanned = cuda.local.array(ITEMS, np.int32)
     coop.block.load(x, items, offset=cuda.blockIdx.x * cuda.blockDim.x * ITEMS)
-    tile_total = coop.block.sum(items)            # one value: the sum of the whole tile
-    coop.block.exclusive_sum(items, output=scanned)   # the result goes to output=; items is not changed
+    tile_total = coop.block.sum(items)       # one value: the whole tile's sum
+    # the scan goes to output=; without it, to items (in place)
+    coop.block.exclusive_sum(items, output=scanned)
     if cuda.threadIdx.x == 0:
         sums[cuda.blockIdx.x] = total + tile_total
 # example-end forms
@@ -40,10 +41,11 @@ def scalar_and_array(x, sums, prefixes):
 # example-begin extent
 @cuda.jit
 def explicit_extent(x, y):
-    items = cuda.local.array(ITEMS, np.float32)   # ITEMS: a literal or a module-level constant
+    items = cuda.local.array(ITEMS, np.float32)  # ITEMS: a module-level constant
     base = cuda.blockIdx.x * cuda.blockDim.x * ITEMS
-    coop.block.load(x, items, offset=base)        # items_per_thread is 4, read from the definition above
-    coop.block.store(y, items, offset=base, items_per_thread=ITEMS)   # may restate it; another value is refused
+    coop.block.load(x, items, offset=base)       # items_per_thread: 4, from above
+    # items_per_thread= may restate it; another value is refused
+    coop.block.store(y, items, offset=base, items_per_thread=ITEMS)
 # example-end extent
 
 
@@ -53,8 +55,8 @@ def ranks_2d(ranks):
     # A (16, 8) block: CUB ranks its threads x fastest, then y, then z.
     rank = cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x
     one = np.int32(1)
-    before = coop.block.exclusive_sum(one)        # the number of threads ranked before this one
-    ranks[cuda.blockIdx.x * 128 + rank] = before  # before == rank
+    before = coop.block.exclusive_sum(one)  # the threads ranked before this one
+    ranks[cuda.blockIdx.x * 128 + rank] = before  # == rank
 # example-end block_2d
 
 
@@ -62,13 +64,13 @@ def ranks_2d(ranks):
 @cuda.jit
 def aggregate(x, y, totals):
     items = cuda.local.array(ITEMS, np.int64)
-    total = cuda.local.array(1, np.int64)         # a one-value output: an array of one item
+    total = cuda.local.array(1, np.int64)  # a one-value output: one item
     base = cuda.blockIdx.x * cuda.blockDim.x * ITEMS
     coop.block.load(x, items, offset=base)
     coop.block.inclusive_sum(items, block_aggregate=total)
     coop.block.store(y, items, offset=base)
     if cuda.threadIdx.x == 0:
-        totals[cuda.blockIdx.x] = total[0]        # the block's total, in every thread
+        totals[cuda.blockIdx.x] = total[0]  # the block's total (in every thread)
 # example-end aggregate
 
 
@@ -80,13 +82,14 @@ BINS = 256
 def histogram_tiles(samples, counts, tiles):
     counters = cuda.shared.array(BINS, np.int32)
     items = cuda.local.array(ITEMS, np.uint8)
-    coop.block.histogram_init(counters, bins=BINS)        # zeroes the counters: no barrier after it
-    cuda.syncthreads()                                    # yours: before the block adds to them
+    coop.block.histogram_init(counters, bins=BINS)  # zeroes them; no barrier after
+    cuda.syncthreads()  # yours: before the block adds to the counters
     for t in range(tiles):
         base = (cuda.blockIdx.x * tiles + t) * cuda.blockDim.x * ITEMS
         coop.block.load(samples, items, offset=base)
-        coop.block.histogram_composite(items, counters, bins=BINS)   # cuda-coop's barriers between calls
-    cuda.syncthreads()                                    # yours: before threads read the counters
+        # cuda-coop separates the calls' uses of its temporary storage
+        coop.block.histogram_composite(items, counters, bins=BINS)
+    cuda.syncthreads()  # yours: before threads read the counters
     for b in range(cuda.threadIdx.x, BINS, cuda.blockDim.x):
         cuda.atomic.add(counts, b, counters[b])
 # example-end barriers

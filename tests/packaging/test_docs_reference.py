@@ -200,7 +200,8 @@ def test_calling_model_page_states_the_rule(site: Path) -> None:
         "initial_value=, offset=, ...), and compile-time options (algorithm=, items_per_thread=, threads=, ...).",
         "x names the items a call reads, items the per-thread array of load/store, output the array receiving a "
         "result.",
-        "rank = cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x",
+        "rank = (cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.z * cuda.blockDim.x * "
+        "cuda.blockDim.y)",
         "cuda.local.array(1, dtype)",
         "they must match",
         "cuda.syncthreads()",
