@@ -227,7 +227,9 @@ def generated_doc(prim: Primitive) -> str:
     algo = next((t for t in spec.tparams if t.enum is not None and t.enum is spec.algorithm), None)
     if spec.algorithm is not None and algo is not None and algo.name in prim.signature.parameters:
         tp = algo  # a method may fix the algorithm (histogram_init): no such paragraph then
-        cub = f" (CUB's own default, ``{tp.default.name}``)" if tp.auto is not None else " (the default, as in CUB)"
+        own = spec.cub_class.startswith("cub::")  # cuda-coop's own compositions have no CUB default to name
+        cub = (f" (CUB's own default, ``{tp.default.name}``)" if tp.auto is not None
+               else " (the default, as in CUB)" if own else " (the default)")
         names = ", ".join(f'``"{m.short_name}"``' + (cub if m is tp.default else "") for m in spec.algorithm)
         if tp.auto is not None:
             names = f'``"auto"`` (the default: cuda-coop\'s measured choice), {names}. ``"auto"`` {_AUTO_DOC}'

@@ -378,15 +378,16 @@ class FamilyPage(_GeneratedRst):
                 out += ["Algorithms", "----------", "",
                         "Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are CUB's.", ""]
             tp = next(t for t in spec.tparams if t.enum is spec.algorithm)
+            cub = spec.cub_class.startswith("cub::")
             fns = [fn for fn in fam.functions if fn.prim.spec is spec]
             takers = [fn for fn in fns if tp.name in fn.prim.signature.parameters]
             out += [f"``{spec.algorithm.__name__}`` ({spec.cub_class}), ``algorithm=`` of "
-                    f"{', '.join(_func(fn) for fn in takers)}: {coop_families.default_phrase(tp)}.", ""]
+                    f"{', '.join(_func(fn) for fn in takers)}: {coop_families.default_phrase(tp, cub)}.", ""]
             fixed = [fn for fn in fns if fn not in takers]
             if fixed:
                 out += [f"{', '.join(_func(fn) for fn in fixed)} {'takes' if len(fixed) == 1 else 'take'} no "
                         "``algorithm=``.", ""]
-            mark = "CUB's own default" if tp.auto is not None else "the default, as in CUB"
+            mark = "CUB's own default" if tp.auto is not None else "the default" + (", as in CUB" if cub else "")
             if tp.auto is not None:
                 specific = re.sub(r"^[A-Z][\w ]* algorithm; ", "", _rst_doc(tp.doc))  # "Scan algorithm; ..."
                 out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. {specific} The rules are in '

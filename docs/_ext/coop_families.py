@@ -238,21 +238,23 @@ def set_by(tp: TemplateParam, functions: list[Function]) -> str:
         return (f"the extent of the per-thread array {' or '.join(f'``{n}``' for n in extents)} "
                 f"(``{tp.name}=`` may restate it)")
     if any(tp.name in fn.prim.signature.parameters for fn in functions):
-        return f"``{tp.name}=``" + (f" ({default_phrase(tp)})" if tp.optional else "")
+        cub = all(fn.prim.spec.cub_class.startswith("cub::") for fn in functions)
+        return f"``{tp.name}=``" + (f" ({default_phrase(tp, cub)})" if tp.optional else "")
     return f"fixed: ``{tp.default}``" if tp.optional else "not settable"
 
 
-def default_phrase(tp: TemplateParam) -> str:
+def default_phrase(tp: TemplateParam, cub: bool = True) -> str:
     """The one default a call sees, in reStructuredText; for ``"auto"``, CUB's own default named as CUB's.
 
     ``default "auto" (cuda-coop's measured choice); CUB's own default is BLOCK_REDUCE_WARP_REDUCTIONS``,
-    ``default "direct", as in CUB``, ``default 32``.
+    ``default "direct", as in CUB``, ``default 32``. ``cub``: whether the class is CUB's (not a composition of
+    cuda-coop's own, whose defaults are not CUB's to state).
     """
     if tp.auto is not None:
         return (f'default ``"auto"`` (cuda-coop\'s measured choice); CUB\'s own default is ``{tp.default.name}`` '
                 f'(``"{tp.default.short_name}"``)')
     if tp.enum is not None:
-        return f'default ``"{tp.default.short_name}"``, as in CUB'
+        return f'default ``"{tp.default.short_name}"``' + (", as in CUB" if cub else "")
     return f"default ``{tp.default!r}``"
 
 
