@@ -62,7 +62,7 @@ def table(result: dict[str, Any]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["case", "n", "CUB C++ ms", "cuda-coop ms", "ratio", "checked", "auto / best explicit",
-                     "launch call us (cuda-coop / cuda.core)"])
+                     "launch call µs (cuda-coop / cuda.core)"])
     for r in result["rows"]:
         ok = r["cub_ok"] and r["coop_ok"] and all(r.get("explicit_ok", {}).values())
         auto = f"{r['auto_vs_best']:.3f} ({r['best_explicit']})" if "auto_vs_best" in r else ""

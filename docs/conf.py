@@ -40,4 +40,6 @@ napoleon_numpy_docstring = True
 napoleon_use_rtype = False
 
 html_theme = "furo"
+html_static_path = ["_static"]
+html_css_files = ["coop.css"]
 html_title = f"cuda-coop {release}"

@@ -53,7 +53,10 @@ def compile_only() -> bool:
     sass = compiled.sass()
     print("No GPU here: compiled tile_sums for sm_90 with block (256, 1, 1); not launched.")
     print(f"  cubin {len(compiled.cubin)} bytes; {usage.get('reg', 0)} registers/thread; "
-          f"{usage.get('shared', 0)} bytes static shared memory; {usage.get('local', 0)} bytes local memory")
+          f"{usage.get('local', 0)} bytes local memory")
+    print(f"  shared memory per block: {compiled.shared_memory_bytes} bytes static (cuda-coop's storage and the "
+          f"kernel's shared arrays), {compiled.launch_shared_memory_bytes} bytes at launch (with the 1 KiB the "
+          "driver reserves)")
     calls = sum(" CALL" in line for line in sass.splitlines())
     print(f"  SASS: {len(sass.splitlines())} lines, {calls} calls (CUB wrappers are inlined by LTO)")
     return True

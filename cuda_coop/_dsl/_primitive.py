@@ -187,41 +187,55 @@ def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signatu
 
 
 _AUTO_DOC = (
-    "picks the algorithm measured fastest on the GPU (``benchmarks/auto_table.py``) for the item size, items per "
-    "thread, block size and architecture, among those that keep the items' arrangement and give the same result on "
-    "every run (never ``\"striped\"``, a non-deterministic reduction, or a commutative-only one for a user "
-    "operator; "
-    "floating-point sums may round differently from another algorithm's)"
+    "is cuda-coop's measured choice: among the algorithms that keep the result's arrangement and give the same "
+    "result on every run, the one that ran fastest in the measurements of ``benchmarks/auto_table.py`` on sm_90 "
+    "(an NVIDIA H200), for the call's item size and the measured block size and items per thread nearest the "
+    "call's. On an architecture the table was not measured on, ``\"auto\"`` picks CUB's default"
 )
+"""Completes ``\"auto\"`` (or ``The default, algorithm=\"auto\",``) as a sentence; the architectures it names are
+those of ``_specs/auto_table.json`` (a unit test compares them)."""
 
 
 def generated_doc(prim: Primitive) -> str:
-    """The part of a stub's docstring that comes from its spec: CUB method, parameters, algorithms."""
+    """The part of a stub's docstring that comes from its spec: CUB method, algorithms, example, parameters."""
     spec, method = prim.spec, prim.method
     calls = " / ".join(f"``{spec.cub_class}::{name}``" for name in method.cpp_names())
     lines = [f"Wraps {calls} (``{spec.header}``).", ""]
-    docs: dict[str, str] = {}
     who = "thread of the block" if spec.scope is Scope.BLOCK else "lane of the logical warp"
     same = f" Must be the same in every {who}: a thread-dependent value is refused (see :doc:`/uniformity`)."
+    forms: dict[str, list[Param]] = {}
     for p in (p for ov in method.overloads for p in ov.all_params):
-        docs.setdefault(p.name, p.doc + (same if p.uniform else ""))
-        if p.offset:
-            offset_doc = f"Index in ``{p.name}`` of the tile's first item (an integer)."
-            docs.setdefault(p.offset, offset_doc + (same if p.uniform else ""))
-        if p.state:
-            docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
+        forms.setdefault(p.name, []).append(p)
+    docs: dict[str, str] = {}
+    for name, params in forms.items():
+        # a parameter with a scalar form and an array form (``x`` of reductions and scans) is described as both
+        both = any(p.kind is ArgKind.SCALAR for p in params) and any(p.extent is not None for p in params)
+        doc = (
+            "This thread's item (scalar form), or a ``cuda.local.array`` of its items in blocked order (array form)."
+            if both
+            else next((p.doc for p in params if p.doc), "")
+        )
+        docs[name] = doc + (same if any(p.uniform for p in params) else "") if doc else ""
+        for p in params:
+            if p.offset:
+                offset_doc = f"Index in ``{p.name}`` of the tile's first item (an integer)."
+                docs.setdefault(p.offset, offset_doc + (same if p.uniform else ""))
+            if p.state:
+                docs.setdefault(p.state, f"The array whose data pointer ``{p.name}`` receives as its first argument.")
     for tp in _tparams(spec, method):
         docs.setdefault(tp.name, tp.doc)
     algo = next((t for t in spec.tparams if t.enum is not None and t.enum is spec.algorithm), None)
     if spec.algorithm is not None and algo is not None and algo.name in prim.signature.parameters:
         tp = algo  # a method may fix the algorithm (histogram_init): no such paragraph then
-        cub = " (CUB's default)" if tp.auto is not None else " (default)"
+        own = spec.cub_class.startswith("cub::")  # cuda-coop's own compositions have no CUB default to name
+        cub = (f" (CUB's own default, ``{tp.default.name}``)" if tp.auto is not None
+               else " (the default, as in CUB)" if own else " (the default)")
         names = ", ".join(f'``"{m.short_name}"``' + (cub if m is tp.default else "") for m in spec.algorithm)
         if tp.auto is not None:
-            names = f'``"auto"`` (default), {names}. ``"auto"`` {_AUTO_DOC}'
+            names = f'``"auto"`` (the default: cuda-coop\'s measured choice), {names}. ``"auto"`` {_AUTO_DOC}'
         lines += [f"Algorithms (``algorithm=``, ``{spec.algorithm.__name__}``): {names}.", ""]
     if spec.example:
-        lines += [f"Example: ``{spec.example}`` in the examples.", ""]
+        lines += [f"Example: :ref:`{spec.example} <example-{spec.example}>` on the examples page.", ""]
     described = [(n, docs[n]) for n in prim.signature.parameters if docs.get(n)]
     if described:  # last: numpy-style sections run to the end of the docstring
         lines += ["Parameters", "----------"]

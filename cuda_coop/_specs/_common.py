@@ -165,6 +165,10 @@ def reduce_overloads(*ops: Param, limit: str, valid_doc: str) -> tuple[Overload,
     )
 
 
+_SCAN_OUTPUT_DOC = (
+    "Array form only: this thread's ``cuda.local.array`` that receives the scan, with as many items as ``x`` "
+    "(``x`` itself when omitted: the scan is in place). The scalar form returns its result and takes no ``output``."
+)
 _INIT = scalar("initial_value", doc="Seed of the scan (applied by the first thread).", uniform=True)
 
 
@@ -189,7 +193,7 @@ def scan_overloads(
         io: tuple[Param, ...] = (
             (_X, output("output"))
             if shape == "scalar"
-            else (_ITEMS, out_array("output", in_place_of="x", doc="Receives the scan (default: x, in place)."))
+            else (_ITEMS, out_array("output", in_place_of="x", doc=_SCAN_OUTPUT_DOC))
         )
         tparams = (ITEMS_PER_THREAD,) if shape == "array" else ()
         for init in inits if shape == "scalar" or array_inits is None else array_inits:

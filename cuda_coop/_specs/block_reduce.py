@@ -78,7 +78,9 @@ ALGORITHM = TemplateParam(
     ),
     doc="Reduction algorithm; ``\"auto\"`` (the default) never picks ``\"warp_reductions_nondeterministic\"``, "
     "and picks ``\"raking_commutative_only\"`` only for a sum or a known commutative operator, never for a "
-    "user function.",
+    "user function."
+    " Floating-point results may round differently from one algorithm to another: the order of the operations "
+    "differs.",
 )
 
 _VALID_DOC = (

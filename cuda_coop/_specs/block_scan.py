@@ -39,7 +39,9 @@ ALGORITHM = TemplateParam(
     default=BlockScanAlgorithm.BLOCK_SCAN_RAKING,
     auto=Auto(table="block_scan"),
     doc="Scan algorithm; ``\"auto\"`` (the default) picks ``\"warp_scans\"`` only for blocks of a multiple of 32 "
-    "threads.",
+    "threads."
+    " Floating-point results may round differently from one algorithm to another: the order of the operations "
+    "differs.",
 )
 
 _AGGREGATE = aggregate(

@@ -71,7 +71,13 @@ def static_shared_bytes(cubin: bytes, function: str) -> int:
 
 @dataclass(frozen=True)
 class CompiledKernel:
-    """A kernel compiled for one arch, signature and launch shape (not loaded on a device)."""
+    """A kernel compiled for one arch, signature and launch shape (not loaded on a device).
+
+    Its shared memory, in two figures with two names: :attr:`shared_memory_bytes`, the static shared
+    memory of the kernel (cuda-coop's temporary storage and the kernel's own ``cuda.shared.array`` s), and
+    :attr:`launch_shared_memory_bytes`, the shared memory one block takes at launch, which adds the 1 KiB the
+    driver reserves per block on sm_80 and later.
+    """
 
     cubin: bytes
     arch: str
@@ -93,15 +99,37 @@ class CompiledKernel:
 
     @property
     def shared_memory_bytes(self) -> int:
-        """Static shared memory per block in bytes, as a launch uses it (see :func:`shared_memory_bytes`)."""
+        """The static shared memory per block in bytes, cuda-coop's temporary storage plus the kernel's own
+        ``cuda.shared.array`` s: the figure the driver reports for the kernel
+        (``CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES``; see :func:`shared_memory_bytes`). Without dynamic shared
+        memory and without the driver's reservation (:attr:`launch_shared_memory_bytes` adds it)."""
         return static_shared_bytes(self.cubin, str(self._result.metadata["func_name"]))
 
+    @property
+    def launch_shared_memory_bytes(self) -> int:
+        """The shared memory one block of this kernel takes at launch in bytes, without dynamic shared memory.
+
+        :attr:`shared_memory_bytes` plus the 1 KiB (1024 bytes) the driver reserves per block on sm_80 and
+        later (``cudaDevAttrReservedSharedMemoryPerBlock``). Add the launch's dynamic shared
+        memory to compare it with what a multiprocessor has, for occupancy."""
+        _, (major, _minor) = _arch(self.arch, "CompiledKernel")
+        return self.shared_memory_bytes + (RESERVED_SHARED_BYTES if major >= 8 else 0)
+
     def resource_usage(self) -> dict[str, int]:
-        """Registers per thread, static shared memory, local memory and stack, from cuobjdump."""
+        """Registers per thread (``reg``), static shared memory (``shared``: the same figure as
+        :attr:`shared_memory_bytes`), local memory (``local``), stack (``stack``) and constant banks
+        (``constant[N]``), in bytes but ``reg``, from cuobjdump.
+
+        cuobjdump's own shared-memory figure includes the 1 KiB the driver reserves per block on sm_80 and
+        later; ``shared`` leaves it out, as :attr:`shared_memory_bytes` does
+        (:attr:`launch_shared_memory_bytes` includes it).
+        """
         text = _run_on_cubin("cuobjdump", ["--dump-resource-usage"], self.cubin)
         usage: dict[str, int] = {}
         for key, value in re.findall(r"\b(REG|SHARED|LOCAL|STACK|CONSTANT\[\d+\]):(\d+)", text):
             usage[key.lower()] = max(usage.get(key.lower(), 0), int(value))
+        if "shared" in usage:
+            usage["shared"] = self.shared_memory_bytes
         return usage
 
 
@@ -194,10 +222,10 @@ def shared_memory_bytes(kernel: Any, signature: Any, *, block: int | tuple[int, 
     the temporary storage of every cuda-coop primitive in the kernel plus the kernel's own
     ``cuda.shared.array`` s. Block-scope primitives share one region (the largest TempStorage, not the
     sum); warp-scope primitives get one slot per warp. Not included: dynamic shared memory (the
-    launch's ``sharedmem``) and the 1 KiB the driver reserves per block on sm_80 and later. A block
-    needs this plus its dynamic shared memory within the device's shared memory per block (48 KiB
-    unless the kernel opts in to more); use it to pick a block size for occupancy. The grid does not
-    change it.
+    launch's ``sharedmem``) and the 1 KiB the driver reserves per block on sm_80 and later
+    (:attr:`CompiledKernel.launch_shared_memory_bytes` includes it). A block needs this plus its dynamic
+    shared memory within the device's shared memory per block (48 KiB unless the kernel opts in to
+    more); for occupancy, count the launch figure. The grid does not change it.
 
     Compiles the kernel without a GPU, as :func:`compile_kernel` does; the result's
     :attr:`CompiledKernel.shared_memory_bytes` is the same figure.

@@ -44,6 +44,7 @@ from coop_sources import (
     PACKAGE_DIR,
     REPO,
     Example,
+    Recording,
     cmake_cache_variables,
     find_examples,
     recorded_output,
@@ -142,6 +143,10 @@ class PublicModules(_GeneratedRst):
 
 
 class Examples(_GeneratedRst):
+    """``.. coop-examples::``: every file of examples/, whole, with its recorded output. Each file's section has the
+    labels ``example-file-<stem>`` and ``example-<id>`` for each of its marked examples (the reference pages link
+    them)."""
+
     allow_titles = True
 
     def lines(self) -> list[str]:
@@ -158,20 +163,43 @@ class Examples(_GeneratedRst):
         out: list[str] = []
         for path in sorted({ex.path for ex in examples}):
             here = [ex for ex in examples if ex.path == path]
-            title = f"{path.stem}"
+            out += [f".. _{example_label(path)}:", ""]
+            out += [line for ex in here for line in (f".. _{example_label(ex.id)}:", "")]
+            title = path.name
             out += [title, "-" * len(title), ""]
             if here[0].summary:
                 out += [_rst_text(here[0].summary), ""]
-            for ex in here:
-                out += _include(ex)
+            out += _whole_file(path, here)
             self.env.note_dependency(str(path))
-            printed = recorded_output(path)
-            if printed is None:
-                raise self.error(f"{path.name} has no recorded output in docs/example_output/ (run the GPU tier's "
-                                 "example test with CUDA_COOP_RECORD_EXAMPLES=<folder> and copy it there)")
-            out += [f"Output on an {recorded.device} ({recorded.date}):", "", ".. code-block:: text", ""]
-            out += [f"   {line}" for line in printed.strip().splitlines()] + [""]
+            out += _output(self, path, recorded)
         return out
+
+
+def example_label(what: str | Path) -> str:
+    """The label of an example on the examples page: ``example-<id>``, or ``example-file-<stem>`` for a file."""
+    return f"example-file-{what.stem}" if isinstance(what, Path) else f"example-{what}"
+
+
+def _whole_file(path: Path, shown: list[Example]) -> list[str]:
+    """The whole example file, with the lines of the marked examples ``shown`` highlighted."""
+    rel = path.relative_to(REPO).as_posix()
+    spans = ", ".join(f"``{ex.id}`` (lines {ex.first}-{ex.last})" for ex in shown)
+    lines = ",".join(f"{ex.first}-{ex.last}" for ex in shown)
+    return [f"``{rel}``, the whole file; highlighted: {spans}. Run it with ``python {rel}`` on a machine with an "
+            "NVIDIA GPU and cuda-coop's Numba-CUDA-MLIR extra (:doc:`/installation`); without a GPU it compiles its "
+            "kernels for sm_90 and launches none.", "",
+            f".. literalinclude:: /../{rel}", "   :language: python", "   :linenos:", f"   :emphasize-lines: {lines}",
+            ""]
+
+
+def _output(directive: SphinxDirective, path: Path, recorded: Recording) -> list[str]:
+    """What ``path`` printed in the recorded GPU run, as a text block."""
+    printed = recorded_output(path)
+    if printed is None:
+        raise directive.error(f"{path.name} has no recorded output in docs/example_output/ (run the GPU tier's "
+                              "example test with CUDA_COOP_RECORD_EXAMPLES=<folder> and copy it there)")
+    return [f"Output on an {recorded.device} ({recorded.date}):", "", ".. code-block:: text", "",
+            *(f"   {line}" for line in printed.strip().splitlines()), ""]
 
 
 class OneExample(_GeneratedRst):
@@ -197,6 +225,9 @@ class OneExample(_GeneratedRst):
                 raise self.error(f"{ex.path.name} has no module-level function {name!r}")
             node = functions[name]
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            blank = 0  # the blank lines above the function, as in the file (PEP 8's two)
+            while blank < 2 and first - 1 > body[-1][1] and not source.splitlines()[first - 2].strip():
+                first, blank = first - 1, blank + 1
             body.append((first, node.end_lineno or node.lineno))
         lines = source.splitlines()
         shown = "\n".join(line for a, b in body for line in lines[a - 1:b])
@@ -267,9 +298,10 @@ def _note_specs(directive: SphinxDirective) -> None:
             directive.env.note_dependency(str(path))
 
 
-def _table(header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
-    """A ``list-table`` of reStructuredText cells (one line each)."""
-    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+def _table(header: list[str], rows: list[list[str]], widths: str = "auto", cls: str = "") -> list[str]:
+    """A ``list-table`` of reStructuredText cells (one line each); ``cls``: its HTML class (docs/_static/coop.css)."""
+    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}"]
+    out += [f"   :class: {cls}", ""] if cls else [""]
     for row in [header, *rows]:
         out.append(f"   * - {row[0] or ' '}")
         out += [f"     - {cell or ' '}" for cell in row[1:]]
@@ -340,21 +372,31 @@ class FamilyPage(_GeneratedRst):
         out: list[str] = []
         for spec in fam.specs:
             algos = coop_families.algorithms(spec)
-            if not algos:
+            if not algos or spec.algorithm is None:
                 continue
             if not out:
                 out += ["Algorithms", "----------", "",
                         "Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are CUB's.", ""]
-            name = spec.algorithm.__name__ if spec.algorithm else ""
-            auto = any(tp.auto is not None for tp in spec.tparams if tp.enum is spec.algorithm)
-            mark = " (CUB's default)" if auto else " (default)"
-            rows = [[f'``"{a.short}"``' + (mark if a.default else ""), f"``{a.cpp}``",
-                     _rst_doc(a.overview), _rst_doc(a.performance)] for a in algos]
-            out += [f"``{name}`` ({spec.cub_class}):", ""]
-            if auto:
-                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. See ``cuda_coop/_specs/_auto.py`` for '
-                        "the rules and ``benchmarks/auto_table.py`` for the measurement.", ""]
-            out += _table(["algorithm=", "CUB", "how", "trade-offs"], rows, "15 20 35 30")
+            tp = next(t for t in spec.tparams if t.enum is spec.algorithm)
+            cub = spec.cub_class.startswith("cub::")
+            fns = [fn for fn in fam.functions if fn.prim.spec is spec]
+            takers = [fn for fn in fns if tp.name in fn.prim.signature.parameters]
+            out += [f"``{spec.algorithm.__name__}`` ({spec.cub_class}), ``algorithm=`` of "
+                    f"{', '.join(_func(fn) for fn in takers)}: {coop_families.default_phrase(tp, cub)}.", ""]
+            fixed = [fn for fn in fns if fn not in takers]
+            if fixed:
+                out += [f"{', '.join(_func(fn) for fn in fixed)} {'takes' if len(fixed) == 1 else 'take'} no "
+                        "``algorithm=``.", ""]
+            mark = "CUB's own default" if tp.auto is not None else "the default" + (", as in CUB" if cub else "")
+            if tp.auto is not None:
+                specific = re.sub(r"^[A-Z][\w ]* algorithm; ", "", _rst_doc(tp.doc))  # "Scan algorithm; ..."
+                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. {specific} The rules are in '
+                        "``cuda_coop/_specs/_auto.py``, the measurement in ``benchmarks/auto_table.py``.", "",
+                        '``"auto"`` (the default)', "   cuda-coop's measured choice among the algorithms below, "
+                        "made when the kernel compiles.", ""]
+            for a in algos:  # a definition list: CUB's enumerators are too long for a table's columns
+                out += [f'``"{a.short}"``: ``{a.cpp}``' + (f", {mark}" if a.default else ""),
+                        f"   {_rst_doc(a.overview)}", "", f"   *Trade-offs:* {_rst_doc(a.performance)}", ""]
         return out
 
     def _types(self, fam: coop_families.Family) -> list[str]:
@@ -374,22 +416,37 @@ class FamilyPage(_GeneratedRst):
         if not ids:
             return []
         out = ["Example", "-------", ""]
+        found: list[Example] = []
         for ident in ids:
             try:
-                out += _include(_example(self, ident))
+                found.append(_example(self, ident))
             except DirectiveError as exc:  # report it, and still document the functions
                 logger.warning(str(exc.msg), location=self.get_location())
+        try:
+            recorded = recording()
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+        for path in dict.fromkeys(ex.path for ex in found):
+            here = [ex for ex in found if ex.path == path]
+            others = [ex.id for ex in find_examples() if ex.path == path and ex not in here]
+            out += _whole_file(path, here)
+            if others:
+                out += [f"The file's other kernels are the examples of other families: "
+                        f"{', '.join(f':ref:`{o} <{example_label(o)}>`' for o in others)}.", ""]
+            out += _output(self, path, recorded)
         return out
 
 
 class FamilyTable(_GeneratedRst):
-    """``.. coop-family-table::``: every family, linking to its page."""
+    """``.. coop-family-table::``: every family, linking to its page; functions by their name in the module
+    the scope column names (``subtract_left`` of ``coop.block``), so that the table fits the page."""
 
     def lines(self) -> list[str]:
         _note_specs(self)
         rows = [[f":doc:`{fam.title} </{fam.docname}>`", fam.scope.value, fam.summary,
-                 ", ".join(_func(fn) for fn in fam.functions)] for fam in coop_families.families()]
-        return _table(["family", "scope", "what", "functions"], rows, "20 8 32 40")
+                 ", ".join(f":func:`{fn.name} <{fn.qualname}>`" for fn in fam.functions)]
+                for fam in coop_families.families()]
+        return _table(["family", "scope", "what", "functions (of ``coop.<scope>``)"], rows, "20 8 34 38")
 
 
 class SupportMatrix(_GeneratedRst):
@@ -397,13 +454,13 @@ class SupportMatrix(_GeneratedRst):
 
     def lines(self) -> list[str]:
         _note_specs(self)
-        items, _ = coop_families.dsl_types()
         functions = [fn for fam in coop_families.families() for fn in fam.functions]
-        rows = []
-        for fn in functions:
-            allowed = set(coop_families.accepted_types(fn))
-            rows.append([_func(fn), *("✓" if t in allowed else "" for t in items)])
-        out = _table(["function", *items], rows) + _restrictions(functions) + _records(functions)
+        accepted = {fn.call: set(coop_families.accepted_types(fn)) for fn in functions}
+        out: list[str] = []
+        for title, types in coop_families.matrix_groups():
+            rows = [[_func(fn), *("✓" if t in accepted[fn.call] else "" for t in types)] for fn in functions]
+            out += [f"**{title}**", "", *_table(["function", *types], rows, "auto", "coop-compact coop-matrix")]
+        out += _restrictions(functions) + _records(functions)
         later = coop_families.not_yet_types()
         if later:
             out += [f"Known to the specs but not passed by the Numba-CUDA-MLIR integration yet: {_types(later)}.", ""]
@@ -437,13 +494,13 @@ class Performance(_GeneratedRst):
             "",
             f"Over the {len(rows)} cases ({checked} checked against NumPy on every tile), the ratio cuda-coop "
             f"time / CUB C++ time has median {summary['median']:.3f} and maximum {summary['max']:.3f}; "
-            f"{summary['above_1.02']} cases are above 1.02 (below 1 cuda-coop is faster).",
+            f"{_cases(summary['above_1.02'])} above 1.02 (below 1, cuda-coop is faster).",
             "",
         ]
         if "coop_launch_us" in summary:
             out += [
-                f"One launch call took {summary['coop_launch_us']:.1f} us on the host for a cuda-coop kernel "
-                f"(numba-cuda-mlir's dispatcher) and {summary['cub_launch_us']:.1f} us for its twin (cuda.core's "
+                f"One launch call took {summary['coop_launch_us']:.1f} µs on the host for a cuda-coop kernel "
+                f"(numba-cuda-mlir's dispatcher) and {summary['cub_launch_us']:.1f} µs for its twin (cuda.core's "
                 "``launch``), medians over the cases; the GPU times above exclude it.",
                 "",
             ]
@@ -452,40 +509,69 @@ class Performance(_GeneratedRst):
                 f"In the {summary['auto_cases']} cases whose call leaves ``algorithm`` to ``\"auto\"``, every "
                 "algorithm auto may pick was also timed as an explicit choice, in the same kernel: auto's time over "
                 f"the fastest of them is at most {summary['auto_vs_best_max']:.3f} "
-                f"({summary['auto_above_1.02']} above 1.02; the last column of the table).",
+                f"({_cases(summary['auto_above_1.02'])} above 1.02; the table's column 'auto / best explicit').",
                 "",
             ]
         out += [".. image:: /../benchmarks/results/suite.svg", "   :alt: cuda-coop time / CUB C++ time per case", ""]
-        table = list(csv.reader((results / "suite.csv").read_text().splitlines()))
-        out += _table([_rst_text(c) for c in table[0]], [[_rst_text(c) for c in row] for row in table[1:]])
+        header, *body = list(csv.reader((results / "suite.csv").read_text().splitlines()))
+        same = [i for i in range(1, len(header)) if len({row[i] for row in body}) == 1]  # one value in every case
+        if same:
+            out += ["In every case: " + ", ".join(f"{_rst_text(header[i])} = {_rst_text(body[0][i])}" for i in same)
+                    + ".", ""]
+        keep = [i for i in range(len(header)) if i not in same]
+        out += _table([_rst_text(header[i]) for i in keep],
+                      [[_rst_text(power_of_two(row[i])) for i in keep] for row in body], "auto", "coop-compact")
         return out
 
 
+def power_of_two(cell: str) -> str:
+    """``2^28`` for ``268435456`` (the item counts of the benchmark table, narrower so), other cells as they are."""
+    if cell.isdigit() and int(cell) >= 1024 and int(cell) & (int(cell) - 1) == 0:
+        return f"2^{int(cell).bit_length() - 1}"
+    return cell
+
+
 class CompileTimes(_GeneratedRst):
-    """``.. coop-compile-times::``: the committed ``benchmarks/results/kernel_compile.json``, as the
-    table ``benchmarks/kernel_compile.py`` prints; a note when there is none."""
+    """``.. coop-compile-times::``: what a user waits for at a kernel's first launch, from the committed
+    ``benchmarks/results/kernel_compile.json`` (``benchmarks/kernel_compile.py``); a note when there is none.
+    The benchmark's own report, with the internal targets, is for benchmarks/README.md, not this page."""
 
     def lines(self) -> list[str]:
-        import importlib.util
-
-        script = REPO / "benchmarks" / "kernel_compile.py"
         data = REPO / "benchmarks" / "results" / "kernel_compile.json"
         if not data.is_file():
             return ["No compile-time results have been committed yet (``benchmarks/results/kernel_compile.json``)."]
-        for path in (script, data):
-            self.env.note_dependency(str(path))
-        spec = importlib.util.spec_from_file_location("cuda_coop_kernel_compile_docs", script)
-        if spec is None or spec.loader is None:
-            raise self.error(f"cannot load {script}")
-        bench = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(bench)
+        self.env.note_dependency(str(data))
         summary = json.loads(data.read_text())["summary"]
         versions = ", ".join(f"{name} {summary[key]}" for name, key in
                              (("cuda-coop", "cuda_coop"), ("numba-cuda-mlir", "numba_cuda_mlir"), ("NVRTC", "nvrtc"))
                              if summary.get(key))
-        return [f"Measured on an {summary['device']} with {summary['cpus']} CPUs on {summary['date'][:10]}: "
-                f"{versions}, Python {summary['python']}.", "", "::", "",
-                *(f"   {line}" for line in bench.table(summary).splitlines()), ""]
+        warm = {row["kernel"]: row for row in summary["warm"]}
+        grid = {row["kernel"]: row for row in summary["new_grid"]}
+
+        def ms(seconds: float | None) -> str:
+            return "" if seconds is None else f"{seconds * 1000:.1f}"
+
+        rows = [[f"``{row['kernel']}``" + (" (first)" if i == 0 else ""), ms(row["total"]),
+                 ms(warm.get(row["kernel"], {}).get("total")), ms(grid.get(row["kernel"], {}).get("total"))]
+                for i, row in enumerate(summary["cold"])]
+        out = [f"Measured on an {summary['device']} with {summary['cpus']} CPUs on {summary['date'][:10]}: "
+               f"{versions}, Python {summary['python']}; each figure is the median of {summary['reps']} fresh "
+               "processes.", ""]
+        if summary.get("gpu"):
+            out += [f"Before its first kernel, a new process took {summary['import']:.1f} s to import "
+                    f"numba-cuda-mlir and cuda.coop and {ms(summary['context'])} ms to create the CUDA context.", ""]
+        out += _table(["kernel, in launch order", "new process, no cache: first launch (ms)",
+                       "new process, cache filled: first launch (ms)", "same kernel, new grid (ms)"], rows,
+                      "25 25 25 25")
+        out += [f"For comparison, the first launch of a small kernel without cuda-coop calls took "
+                f"{ms(summary['plain_again'])} ms in the process with the cache filled: numba-cuda-mlir's own "
+                "compile, which every kernel pays.", ""]
+        return out
+
+
+def _cases(n: int) -> str:
+    """``1 case is`` / ``3 cases are``."""
+    return f"{n} case is" if n == 1 else f"{n} cases are"
 
 
 def _records(functions: list[coop_families.Function]) -> list[str]:

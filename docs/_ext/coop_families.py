@@ -238,9 +238,24 @@ def set_by(tp: TemplateParam, functions: list[Function]) -> str:
         return (f"the extent of the per-thread array {' or '.join(f'``{n}``' for n in extents)} "
                 f"(``{tp.name}=`` may restate it)")
     if any(tp.name in fn.prim.signature.parameters for fn in functions):
-        default = getattr(tp.default, "short_name", tp.default)
-        return f"``{tp.name}=``" + (f" (default ``{default!r}``)" if tp.optional else "")
+        cub = all(fn.prim.spec.cub_class.startswith("cub::") for fn in functions)
+        return f"``{tp.name}=``" + (f" ({default_phrase(tp, cub)})" if tp.optional else "")
     return f"fixed: ``{tp.default}``" if tp.optional else "not settable"
+
+
+def default_phrase(tp: TemplateParam, cub: bool = True) -> str:
+    """The one default a call sees, in reStructuredText; for ``"auto"``, CUB's own default named as CUB's.
+
+    ``default "auto" (cuda-coop's measured choice); CUB's own default is BLOCK_REDUCE_WARP_REDUCTIONS``,
+    ``default "direct", as in CUB``, ``default 32``. ``cub``: whether the class is CUB's (not a composition of
+    cuda-coop's own, whose defaults are not CUB's to state).
+    """
+    if tp.auto is not None:
+        return (f'default ``"auto"`` (cuda-coop\'s measured choice); CUB\'s own default is ``{tp.default.name}`` '
+                f'(``"{tp.default.short_name}"``)')
+    if tp.enum is not None:
+        return f'default ``"{tp.default.short_name}"``' + (", as in CUB" if cub else "")
+    return f"default ``{tp.default!r}``"
 
 
 _PROBE_BLOCK = (128, 1, 1)
@@ -303,6 +318,25 @@ def algorithm_restrictions(fn: Function) -> tuple[tuple[str, tuple[str, ...]], .
         if 0 < len(refused) < len(base):
             out.append((member.short_name, refused))
     return tuple(out)
+
+
+MATRIX_GROUPS = (
+    ("Integer items", ("int", "uint")),
+    ("Floating-point items", ("float",)),
+    ("Complex items", ("complex",)),
+)
+"""The support matrix's tables, by the kinds of item type they show (one wide table would not fit a screen)."""
+
+
+def matrix_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(title, item types)`` of each table of the support matrix: every item type the DSL passes, in its order,
+    in the table of its kind (a kind no group names gets a table of its own)."""
+    items = dsl_types()[0]
+    groups = [(title, tuple(t for t in items if BUILTIN_TYPES[t].kind in kinds)) for title, kinds in MATRIX_GROUPS]
+    named = {k for _, kinds in MATRIX_GROUPS for k in kinds}
+    for kind in dict.fromkeys(BUILTIN_TYPES[t].kind for t in items if BUILTIN_TYPES[t].kind not in named):
+        groups.append((f"{kind} items", tuple(t for t in items if BUILTIN_TYPES[t].kind == kind)))
+    return tuple((title, types) for title, types in groups if types)
 
 
 def not_yet_types() -> tuple[str, ...]:

@@ -113,10 +113,22 @@ def test_warp_primitive_has_one_slot_per_warp(cub_sizes: dict[str, int]) -> None
 
 
 def test_query_is_compiled_kernels_figure() -> None:
-    """The same number as the CompiledKernel, whose cuobjdump figure adds the driver-reserved 1 KiB."""
+    """One static figure (the query, the CompiledKernel, its resource usage) and one launch figure, which adds the
+    driver-reserved 1 KiB, as cuobjdump's own figure does."""
+    from cuda.coop.numba_mlir._inspect import _run_on_cubin
+
     compiled = compile_kernel(sum_and_scan, F32_I32, block=256)
-    assert compiled.shared_memory_bytes == shared_memory_bytes(sum_and_scan, F32_I32, block=256)
-    assert compiled.resource_usage()["shared"] == compiled.shared_memory_bytes + RESERVED_SHARED_BYTES
+    static = compiled.shared_memory_bytes
+    assert static == shared_memory_bytes(sum_and_scan, F32_I32, block=256)
+    assert compiled.resource_usage()["shared"] == static
+    assert compiled.launch_shared_memory_bytes == static + RESERVED_SHARED_BYTES
+    cuobjdump = _run_on_cubin("cuobjdump", ["--dump-resource-usage"], compiled.cubin)
+    assert f"SHARED:{static + RESERVED_SHARED_BYTES}" in cuobjdump, cuobjdump
+
+
+def test_no_reservation_before_sm_80() -> None:
+    compiled = compile_kernel(sum_and_scan, F32_I32, block=256, arch="sm_75")
+    assert compiled.launch_shared_memory_bytes == compiled.shared_memory_bytes > 0
 
 
 @functools.cache

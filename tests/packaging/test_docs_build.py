@@ -22,8 +22,8 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import coop_sources  # noqa: E402
 
-PAGES = ("index", "installation", "configuration", "uniformity", "contracts", "cpp", "api", "examples", "known_issues",
-         "registration", "support_matrix", "migration", "performance")
+PAGES = ("index", "installation", "configuration", "calling-model", "uniformity", "contracts", "cpp", "api", "examples",
+         "known_issues", "registration", "support_matrix", "migration", "performance")
 
 
 def _text(site: Path, page: str) -> str:

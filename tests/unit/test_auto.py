@@ -308,7 +308,7 @@ def test_every_auto_primitive_defaults_to_auto() -> None:
             assert "algorithm" not in inspect.signature(stub).parameters and "auto" not in (stub.__doc__ or "")
             continue
         assert inspect.signature(stub).parameters["algorithm"].default == "auto", prim.name
-        assert '``"auto"`` (default)' in (stub.__doc__ or "") and "(CUB's default)" in (stub.__doc__ or "")
+        assert '``"auto"`` (the default' in (stub.__doc__ or "") and "(CUB's own default" in (stub.__doc__ or "")
 
 
 # -- the committed table ---------------------------------------------------------------------------------------

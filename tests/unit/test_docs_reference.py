@@ -232,3 +232,103 @@ def test_readme_links_exist() -> None:
     assert links, "README.md links to nothing"
     missing = [link for link in links if not (REPO / link).exists()]
     assert not missing, missing
+
+
+# --- what the generated reference says (issue 31) ------------------------------------------------------------
+
+
+def _public_docs() -> dict[str, str]:
+    return {fn.call: inspect.getdoc(fn.obj) or "" for fam in coop_families.families() for fn in fam.functions}
+
+
+def _parameter_doc(doc: str, name: str) -> str:
+    """The text of one parameter in the numpy-style Parameters section of a stub's docstring."""
+    m = re.search(rf"^{name}:\n((?:    .*\n?)+)", doc, re.MULTILINE)
+    return " ".join(m[1].split()) if m else ""
+
+
+def test_auto_doc_names_the_architectures_the_table_measured() -> None:
+    """"auto" says where it was measured, and what it does elsewhere; a table measured on another GPU must change
+    the sentence."""
+    import json
+
+    from cuda.coop._dsl._primitive import _AUTO_DOC
+    from cuda.coop._specs._auto import TABLE_PATH
+
+    table = json.loads(TABLE_PATH.read_text())
+    measured = set(table["archs"])
+    assert measured and set(re.findall(r"sm_\d+", _AUTO_DOC)) == measured, (measured, _AUTO_DOC)
+    assert table["device"] in _AUTO_DOC
+    assert "On an architecture the table was not measured on" in _AUTO_DOC and "CUB's default" in _AUTO_DOC
+    assert "for the item size, items per thread, block size and architecture" not in _AUTO_DOC
+
+
+def test_auto_paragraph_only_where_algorithm_takes_auto() -> None:
+    from cuda.coop._dsl._primitive import _AUTO_DOC
+
+    for fam in coop_families.families():
+        for fn in fam.functions:
+            param = fn.prim.signature.parameters.get("algorithm")
+            takes_auto = param is not None and param.default == "auto"
+            assert (_AUTO_DOC in (inspect.getdoc(fn.obj) or "")) == takes_auto, fn.call
+
+
+def test_docstrings_state_one_default_algorithm() -> None:
+    """``"x" (the default`` names one algorithm; with auto, CUB's default is called CUB's own."""
+    for fam in coop_families.families():
+        for fn in fam.functions:
+            spec = fn.prim.spec
+            if spec.algorithm is None or "algorithm" not in fn.prim.signature.parameters:
+                continue
+            doc = inspect.getdoc(fn.obj) or ""
+            defaults = set(re.findall(r'``"(\w+)"`` \(the default', doc))
+            assert defaults == {fn.prim.signature.parameters["algorithm"].default}, (fn.call, defaults)
+            tp = next(t for t in spec.tparams if t.enum is spec.algorithm)
+            if tp.auto is not None:
+                assert f"(CUB's own default, ``{tp.default.name}``)" in doc, fn.call
+
+
+def test_examples_are_named_by_a_link() -> None:
+    for fam in coop_families.families():
+        for fn in fam.functions:
+            ident = fn.prim.spec.example
+            if ident:
+                assert f"Example: :ref:`{ident} <example-{ident}>`" in (inspect.getdoc(fn.obj) or ""), fn.call
+
+
+def test_block_scans_document_output_and_both_forms_of_x() -> None:
+    docs = _public_docs()
+    for name in ("exclusive_sum", "inclusive_sum", "exclusive_scan", "inclusive_scan"):
+        doc = docs[f"coop.block.{name}"]
+        output = _parameter_doc(doc, "output")
+        assert "Array form only" in output and "in place" in output and "no ``output``" in output, (name, output)
+        assert "or a ``cuda.local.array`` of its items" in _parameter_doc(doc, "x"), name
+    for call in ("coop.block.reduce", "coop.block.sum", "coop.warp.reduce", "coop.block.argmax"):
+        assert "or a ``cuda.local.array`` of its items" in _parameter_doc(docs[call], "x"), call
+    assert "cuda.local.array" not in _parameter_doc(docs["coop.warp.exclusive_sum"], "x"), "warp scans: scalar only"
+
+
+def test_every_described_parameter_has_text() -> None:
+    """No parameter of a stub is documented by an empty string because one overload had no doc (``output``)."""
+    for call, doc in _public_docs().items():
+        section = doc.split("Parameters\n----------\n", 1)[-1] if "Parameters\n" in doc else ""
+        for name, text in re.findall(r"^(\w+):\n((?:    .*\n?)*)", section, re.MULTILINE):
+            assert text.strip(), (call, name)
+
+
+def test_numba_cuda_mlir_extras_install_ml_dtypes() -> None:
+    """bfloat16 NumPy arrays on the host (docs/support_matrix.rst): ml_dtypes 0.4.0 is the oldest whose typeof
+    and compile path were checked (0.3.2 does not import with NumPy 2)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for name in ("numba-cuda-mlir-cu13", "numba-cuda-mlir-cu12"):
+        assert "ml_dtypes>=0.4.0" in extras[name], name
+
+
+def test_benchmarks_readme_describes_every_script() -> None:
+    text = (REPO / "benchmarks" / "README.md").read_text()
+    for script in sorted((REPO / "benchmarks").glob("*.py")):
+        assert f"`{script.name}`" in text, script.name

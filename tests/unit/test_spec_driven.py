@@ -38,7 +38,7 @@ def test_docs_name_every_algorithm_and_the_default(prim) -> None:
     doc = getattr(getattr(coop, prim.name.split(".")[0]), prim.name.split(".")[1]).__doc__ or ""
     for member in prim.spec.algorithm:
         assert f'"{member.short_name}"' in doc, member
-    assert f'"{prim.signature.parameters["algorithm"].default}"`` (default)' in doc
+    assert f'"{prim.signature.parameters["algorithm"].default}"`` (the default' in doc
 
 
 def test_the_check_catches_a_drifted_stub() -> None:
