@@ -574,10 +574,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if defaults := [r["ratio"] for r in rows if "same_algorithm" in r]:
         summary |= {"default_cases": len(defaults), "default_median": float(np.median(defaults)),
                     "default_max": float(np.max(defaults)), "default_above_1.01": int(sum(d > 1.01 for d in defaults))}
-    same = [v for r in rows for v in r.get("same_algorithm", {}).values()]
-    same += [r["ratio"] for r in rows if "same_algorithm" not in r]  # the other families' twins are the same
-    summary |= {"parity_cases": len(same), "parity_median": float(np.median(same)), "parity_max": float(np.max(same)),
-                "parity_above_1.03": int(sum(s > 1.03 for s in same))}
+    if defaults:  # a run that timed the same algorithms on both sides
+        same = [v for r in rows for v in r.get("same_algorithm", {}).values()]
+        same += [r["ratio"] for r in rows if "same_algorithm" not in r]  # the other families' twins are the same
+        summary |= {"parity_cases": len(same), "parity_median": float(np.median(same)),
+                    "parity_max": float(np.max(same)), "parity_above_1.03": int(sum(s > 1.03 for s in same))}
     return summary
 
 
@@ -662,8 +663,10 @@ def main() -> int:
         print(f"default (auto) / CUB's default over {summary['default_cases']} reduce and scan cases: median "
               f"{summary['default_median']:.3f}, max {summary['default_max']:.3f}, "
               f"{summary['default_above_1.01']} above 1.01")
-    print(f"same algorithm on both sides over {summary['parity_cases']} pairs: median {summary['parity_median']:.3f}, "
-          f"max {summary['parity_max']:.3f}, {summary['parity_above_1.03']} above 1.03")
+    if "parity_cases" in summary:
+        print(f"same algorithm on both sides over {summary['parity_cases']} pairs: median "
+              f"{summary['parity_median']:.3f}, max {summary['parity_max']:.3f}, "
+              f"{summary['parity_above_1.03']} above 1.03")
     return 0 if all(all(_checks(r).values()) for r in rows) else 1
 
 

@@ -524,6 +524,35 @@ class Performance(_GeneratedRst):
         return out
 
 
+class Parity(_GeneratedRst):
+    """``.. coop-parity::``: the same algorithm on both sides (benchmarks/results/suite_parity.json): each reduce
+    and scan case's explicit algorithms against twins with the same algorithm, and the default against CUB's."""
+
+    def lines(self) -> list[str]:
+        data = REPO / "benchmarks" / "results" / "suite_parity.json"
+        if not data.is_file():
+            return ["No same-algorithm results have been committed yet (``benchmarks/results/suite_parity.json``)."]
+        self.env.note_dependency(str(data))
+        run = json.loads(data.read_text())
+        summary, rows = run["summary"], [r for r in run["rows"] if "same_algorithm" in r]
+        algorithms = list(dict.fromkeys(a for r in rows for a in r["same_algorithm"]))
+        out = [
+            f"Measured on an {run['device']} on {run['date'][:10]} ({run['reps']} samples of {run['batch']} "
+            f"launches each), {len(rows)} reduce and scan cases: {run.get('note', '')}",
+            "",
+            f"The same algorithm on both sides, {summary['parity_cases']} pairs: median "
+            f"{summary['parity_median']:.3f}, maximum {summary['parity_max']:.3f}, "
+            f"{_cases(summary['parity_above_1.03'])} above 1.03. The default (``\"auto\"``) against CUB's default: "
+            f"median {summary['default_median']:.3f}, maximum {summary['default_max']:.3f}, "
+            f"{_cases(summary['default_above_1.01'])} above 1.01.",
+            "",
+        ]
+        table = [[r["case"], f"{r['ratio']:.3f}", *(f"{r['same_algorithm'][a]:.3f}" if a in r["same_algorithm"]
+                                                    else "" for a in algorithms)] for r in rows]
+        return out + _table(["case", "default / CUB's default", *(f'``"{a}"``' for a in algorithms)], table,
+                            "auto", "coop-compact")
+
+
 def power_of_two(cell: str) -> str:
     """``2^28`` for ``268435456`` (the item counts of the benchmark table, narrower so), other cells as they are."""
     if cell.isdigit() and int(cell) >= 1024 and int(cell) & (int(cell) - 1) == 0:
@@ -703,6 +732,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("coop-uniform-arguments", UniformArguments)
     app.add_directive("coop-performance", Performance)
     app.add_directive("coop-compile-times", CompileTimes)
+    app.add_directive("coop-parity", Parity)
     app.connect("builder-inited", write_family_pages)
     app.connect("autodoc-process-signature", drop_stub_typehints, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

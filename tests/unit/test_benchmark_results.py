@@ -13,6 +13,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "suite.json"
+PARITY = RESULTS.with_name("suite_parity.json")
+
+
+def _checks_of(row: dict) -> list[bool]:  # type: ignore[type-arg]
+    return [row["cub_ok"], row["coop_ok"], *row.get("explicit_ok", {}).values(), *row.get("twin_ok", {}).values()]
 
 
 def _module(name: str) -> ModuleType:
@@ -65,11 +70,15 @@ def test_auto_was_timed_against_every_algorithm_it_may_pick() -> None:
 
 
 def test_every_algorithm_was_timed_against_a_twin_with_the_same_algorithm() -> None:
-    """Codegen parity apart from the choice of algorithm: every algorithm CUB accepts for a reduce or scan case, on
-    both sides, checked; the ratios are the explicit kernel's time over its twin's."""
+    """Codegen parity apart from the choice of algorithm (``suite_parity.json``, a run of the suite as it is): every
+    algorithm CUB accepts for a reduce or scan case, on both sides, checked; the ratios are the explicit kernel's
+    time over its twin's; the summary is the rows'."""
     pytest.importorskip("numba_cuda_mlir")
     suite = _module("suite")
-    rows = {r["case"]: r for r in json.loads(RESULTS.read_text())["rows"]}
+    result = json.loads(PARITY.read_text())
+    assert result["summary"] == pytest.approx(suite._summary(result["rows"]))
+    assert all(all(_checks_of(r)) for r in result["rows"])
+    rows = {r["case"]: r for r in result["rows"]}
     parity_cases = [c for c in suite.cases() if suite.FAMILIES[c.family].parity and c.name in rows]
     assert parity_cases
     for c in parity_cases:
