@@ -17,7 +17,7 @@ order (the same as ``coop.block.radix_sort``) for the cost of one block sort. Th
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, VALID_TYPE, array
 from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 from .block_radix_sort import (
@@ -28,6 +28,7 @@ from .block_radix_sort import (
     RADIX_BITS,
     SORT_CONSTRAINTS,
     VALUE_TYPE,
+    partial_tile,
     storage_constraint,
 )
 
@@ -138,7 +139,7 @@ _K = Param(
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, tile)",
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, valid_items, tile)",
         doc=f"A 1-D C-contiguous array (global or shared) receiving the top {what} at ``[offset, offset + k)``.",
     )
 
@@ -151,6 +152,13 @@ _OFFSET = Param(
     "int64 value.",
 )
 _TPARAMS = (ITEMS_PER_THREAD, COUNT_TYPE, LARGEST)
+_VALID = partial_tile(
+    "Take the top k of the tile's first ``valid_items`` keys (blocked positions ``t*N + i``) only: at most "
+    "``min(k, valid_items)`` keys are written.",
+    descending="largest",
+    limits=("k",),
+    type_="valid_type",
+)
 
 BLOCK_TOP_K = register_primitive(
     PrimitiveSpec(
@@ -178,6 +186,16 @@ BLOCK_TOP_K = register_primitive(
                     Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
                     Overload(
                         name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
+                    ),
+                    Overload(
+                        name="keys_valid",
+                        params=(_KEYS, _K, _OUT_KEYS, _OFFSET, _VALID),
+                        tparams=(*_TPARAMS, VALID_TYPE),
+                    ),
+                    Overload(
+                        name="pairs_valid",
+                        params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET, _VALID),
+                        tparams=(*_TPARAMS, VALID_TYPE),
                     ),
                 ),
                 doc="Write the tile's k largest (or smallest) keys, in order, and their values. " + KEY_ORDER_DOC,

@@ -81,11 +81,12 @@ def every_primitive(keys_in, values_in, keys_out, index_out, top_keys, top_value
     coop.block.load(values_in, values, offset=tile, algorithm="direct")
     for i in range(ITEMS):
         fkeys[i] = values[i]
-    coop.block.radix_sort(keys, values, descending=True, output="striped", begin_bit=bits[0], end_bit=bits[1])
+    coop.block.radix_sort(keys, values=values, descending=True, output="striped", begin_bit=bits[0], end_bit=bits[1])
     coop.block.store(keys_out, keys, offset=tile, algorithm="striped")
     coop.block.argsort(fkeys, index, base=tile)
     coop.block.store(index_out, index, offset=tile, algorithm="direct")
-    coop.block.top_k(keys, bits[2], top_keys, values, top_values, largest=False, offset=cuda.blockIdx.x * 16)
+    coop.block.top_k(keys, top_keys, k=bits[2], values=values, out_values=top_values, largest=False,
+                     offset=cuda.blockIdx.x * 16)
     coop.block.radix_rank(fkeys, index, radix_bits=5, begin_bit=bits[0], descending=True, algorithm="memoize")
     coop.block.store(index_out, index, offset=tile + 512, algorithm="direct")
 
@@ -109,7 +110,7 @@ def match_rank(keys_in, ranks_out, prefix_out):
     t = cuda.threadIdx.x
     for i in range(ITEMS):
         keys[i] = keys_in[t * ITEMS + i]
-    coop.block.radix_rank(keys, ranks, prefix, radix_bits=8, begin_bit=56, algorithm="match")
+    coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=8, begin_bit=56, algorithm="match")
     for i in range(ITEMS):
         ranks_out[t * ITEMS + i] = ranks[i]
     prefix_out[2 * t] = prefix[0]
@@ -334,7 +335,7 @@ def values_of_another_extent(x, y):
     keys = cuda.local.array(2, np.uint32)
     values = cuda.local.array(3, np.int32)
     keys[0] = x[0]
-    coop.block.radix_sort(keys, values)
+    coop.block.radix_sort(keys, values=values)
 
 
 @cuda.jit
@@ -384,21 +385,21 @@ def float_indices(x, y):
 def float_k(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 1.5, x)
+    coop.block.top_k(keys, x, k=1.5)
 
 
 @cuda.jit
 def out_values_without_values(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, x, out_values=y)
+    coop.block.top_k(keys, x, k=3, out_values=y)
 
 
 @cuda.jit
 def out_keys_of_another_type(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, y)
+    coop.block.top_k(keys, y, k=3)
 
 
 @cuda.jit
@@ -415,7 +416,7 @@ def rank_prefix_of_wrong_size(x, y):
     ranks = cuda.local.array(2, np.int32)
     prefix = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.block.radix_rank(keys, ranks, prefix, radix_bits=4)
+    coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=4)
 
 
 @cuda.jit

@@ -205,7 +205,7 @@ def _other_output_type(x):
     out = cuda.local.array(4, np.float64)
     for i in range(4):
         items[i] = x[i]
-    coop.block.blocked_to_striped(items, out)
+    coop.block.blocked_to_striped(items, output=out)
     x[0] = out[0]
 
 

@@ -54,6 +54,38 @@ __device__ __forceinline__ int clamp_count(I n)
   }
 }
 
+// The smaller of two clamped counts (a top-k's k bounded by its partial tile's valid items).
+__device__ __forceinline__ int min_count(int a, int b)
+{
+  return a < b ? a : b;
+}
+
+// A partial tile of a sort or rank whose CUB class sorts whole tiles (Param.pad): each key at a tile position at
+// or past `valid` becomes the key that sorts after every valid one in CUB's radix order, the one whose bit-ordered
+// form (cub::Traits<KeyT>::TwiddleIn) is all ones (ascending) or all zeros (descending). `rank` is the thread's
+// rank among the Threads sharing the tile; tile positions are blocked (rank * N + i) or, where CUB orders ties
+// warp-striped (cub::BlockRadixRankMatch), (warp, item, lane): warp * 32 * N + i * lanes + lane.
+template <bool Descending, bool WarpStriped, int Threads, class KeyT, int N>
+__device__ __forceinline__ void pad_keys(KeyT (&keys)[N], int rank, int valid)
+{
+  using Traits            = cub::Traits<KeyT>;
+  using UnsignedBits      = typename Traits::UnsignedBits;
+  const UnsignedBits bits = Traits::TwiddleOut(Descending ? UnsignedBits(0) : UnsignedBits(-1));
+  const KeyT pad          = reinterpret_cast<const KeyT&>(bits);
+  const int warp          = rank / 32;
+  const int lanes         = Threads - warp * 32 < 32 ? Threads - warp * 32 : 32;
+  const int first         = WarpStriped ? warp * 32 * N + rank % 32 : rank * N;
+  const int stride        = WarpStriped ? lanes : 1;
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+  {
+    if (first + i * stride >= valid)
+    {
+      keys[i] = pad;
+    }
+  }
+}
+
 // NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
 // NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
 template <bool Max>
@@ -161,34 +193,34 @@ static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
 } // namespace cuda_coop_01c14ae76642
 
-extern "C" __device__ void cuda_coop_01c14ae76642_0_block_exchange_blocked_to_warp_striped(long long* items, long long* output)
+extern "C" __device__ void cuda_coop_01c14ae76642_0_block_exchange_blocked_to_warp_striped(long long* x, long long* output)
 {
   using Prim = cuda_coop_01c14ae76642::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  long long items_in[4];
+  long long x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s0).BlockedToWarpStriped(items_in, reinterpret_cast<long long(&)[4]>(*output));
+  Prim(cuda_coop_01c14ae76642::storage.block.s0).BlockedToWarpStriped(x_in, reinterpret_cast<long long(&)[4]>(*output));
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_blocked(float* items, float* output, unsigned short* ranks)
+extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_blocked(float* x, float* output, unsigned short* ranks)
 {
   using Prim = cuda_coop_01c14ae76642::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  float items_in[4];
+  float x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   unsigned short ranks_in[4];
 #pragma unroll
@@ -196,21 +228,21 @@ extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_bl
   {
     ranks_in[k] = ranks[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s1).ScatterToBlocked(items_in, reinterpret_cast<float(&)[4]>(*output), ranks_in);
+  Prim(cuda_coop_01c14ae76642::storage.block.s1).ScatterToBlocked(x_in, reinterpret_cast<float(&)[4]>(*output), ranks_in);
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_striped_flagged(double* items, double* output, long long* ranks, bool* valid_flags)
+extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_striped_flagged(double* x, double* output, long long* ranks, bool* valid_flags)
 {
   using Prim = cuda_coop_01c14ae76642::prim_2;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  double items_in[2];
+  double x_in[2];
 #pragma unroll
   for (int k = 0; k < 2; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   long long ranks_in[2];
 #pragma unroll
@@ -224,10 +256,10 @@ extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_st
   {
     valid_flags_in[k] = valid_flags[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s2).ScatterToStripedFlagged(items_in, reinterpret_cast<double(&)[2]>(*output), ranks_in, valid_flags_in);
+  Prim(cuda_coop_01c14ae76642::storage.block.s2).ScatterToStripedFlagged(x_in, reinterpret_cast<double(&)[2]>(*output), ranks_in, valid_flags_in);
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blocked(int* items, int* output)
+extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blocked(int* x, int* output)
 {
   using Prim = cuda_coop_01c14ae76642::prim_3;
   const int tid = static_cast<int>(threadIdx.x + 32 * (threadIdx.y + 4 * threadIdx.z));
@@ -236,16 +268,16 @@ extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blo
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));
   }
-  int items_in[8];
+  int x_in[8];
 #pragma unroll
   for (int k = 0; k < 8; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
-  Prim(temp).StripedToBlocked(items_in, reinterpret_cast<int(&)[8]>(*output));
+  Prim(temp).StripedToBlocked(x_in, reinterpret_cast<int(&)[8]>(*output));
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_striped(int* items, int* output, signed char* ranks)
+extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_striped(int* x, int* output, signed char* ranks)
 {
   using Prim = cuda_coop_01c14ae76642::prim_4;
   const int tid = static_cast<int>(threadIdx.x + 32 * (threadIdx.y + 4 * threadIdx.z));
@@ -254,11 +286,11 @@ extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_str
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid));
   }
-  int items_in[4];
+  int x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   signed char ranks_in[4];
 #pragma unroll
@@ -266,5 +298,5 @@ extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_str
   {
     ranks_in[k] = ranks[k];
   }
-  Prim(temp).ScatterToStriped(items_in, reinterpret_cast<int(&)[4]>(*output), ranks_in);
+  Prim(temp).ScatterToStriped(x_in, reinterpret_cast<int(&)[4]>(*output), ranks_in);
 }

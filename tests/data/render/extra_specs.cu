@@ -73,6 +73,38 @@ __device__ __forceinline__ int clamp_count(I n)
   }
 }
 
+// The smaller of two clamped counts (a top-k's k bounded by its partial tile's valid items).
+__device__ __forceinline__ int min_count(int a, int b)
+{
+  return a < b ? a : b;
+}
+
+// A partial tile of a sort or rank whose CUB class sorts whole tiles (Param.pad): each key at a tile position at
+// or past `valid` becomes the key that sorts after every valid one in CUB's radix order, the one whose bit-ordered
+// form (cub::Traits<KeyT>::TwiddleIn) is all ones (ascending) or all zeros (descending). `rank` is the thread's
+// rank among the Threads sharing the tile; tile positions are blocked (rank * N + i) or, where CUB orders ties
+// warp-striped (cub::BlockRadixRankMatch), (warp, item, lane): warp * 32 * N + i * lanes + lane.
+template <bool Descending, bool WarpStriped, int Threads, class KeyT, int N>
+__device__ __forceinline__ void pad_keys(KeyT (&keys)[N], int rank, int valid)
+{
+  using Traits            = cub::Traits<KeyT>;
+  using UnsignedBits      = typename Traits::UnsignedBits;
+  const UnsignedBits bits = Traits::TwiddleOut(Descending ? UnsignedBits(0) : UnsignedBits(-1));
+  const KeyT pad          = reinterpret_cast<const KeyT&>(bits);
+  const int warp          = rank / 32;
+  const int lanes         = Threads - warp * 32 < 32 ? Threads - warp * 32 : 32;
+  const int first         = WarpStriped ? warp * 32 * N + rank % 32 : rank * N;
+  const int stride        = WarpStriped ? lanes : 1;
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+  {
+    if (first + i * stride >= valid)
+    {
+      keys[i] = pad;
+    }
+  }
+}
+
 // NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
 // NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
 template <bool Max>
