@@ -31,7 +31,7 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -506,11 +506,12 @@ class Method:
                 return ov
         raise SpecError(f"{self.name} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
 
-    def match(self, given: Mapping[str, bool]) -> Overload:
+    def match(self, given: Mapping[str, bool], order: Sequence[str] = ()) -> Overload:
         """The overload taking exactly the arguments ``given`` (name -> passed as an array).
 
         Outputs are implied and not given; aggregates are given when the caller asks for one.
-        SpecError when no overload matches.
+        SpecError when no overload matches; it lists the forms with their arguments in ``order`` (the public
+        signature's), else in the spec's.
         """
         for ov in self.overloads:
             sig = {p.name: p for p in ov.all_params if p.kind is not ArgKind.OUTPUT}
@@ -520,17 +521,22 @@ class Method:
                 if p.kind in (ArgKind.SCALAR, ArgKind.ARRAY)
             ):
                 return ov
+        rank = {n: i for i, n in enumerate(order)}
+
+        def ordered(names: Iterable[str]) -> list[str]:
+            return sorted(names, key=lambda n: rank.get(n, len(rank)))
+
         shapes = "; ".join(
             "("
             + ", ".join(
                 p.name + ("[]" if p.kind is ArgKind.ARRAY else "")
-                for p in ov.all_params
-                if p.kind is not ArgKind.OUTPUT
+                for p in sorted((p for p in ov.all_params if p.kind is not ArgKind.OUTPUT),
+                                key=lambda p: rank.get(p.name, len(rank)))
             )
             + ")"
             for ov in self.overloads
         )
-        got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
+        got = ", ".join(n + ("[]" if given[n] else "") for n in ordered(given))
         raise SpecError(
             f"{self.name} takes no arguments ({got}); it takes one of {shapes}",
             detail=f"no form takes the arguments ({got}); the forms are {shapes}",

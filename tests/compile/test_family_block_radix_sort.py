@@ -403,14 +403,6 @@ def out_keys_of_another_type(x, y):
 
 
 @cuda.jit
-def rank_without_radix_bits(x, y):
-    keys = cuda.local.array(2, np.uint32)
-    ranks = cuda.local.array(2, np.int32)
-    keys[0] = x[0]
-    coop.block.radix_rank(keys, ranks)
-
-
-@cuda.jit
 def rank_prefix_of_wrong_size(x, y):
     keys = cuda.local.array(2, np.uint32)
     ranks = cuda.local.array(2, np.int32)
@@ -445,16 +437,16 @@ U32, I64 = types.uint32[::1], types.int64[::1]
         (end_bit_too_large, (U32, I64), r"end_bit=40 is out of range; it must be between 0 and 32"),
         (negative_begin_bit, (U32, I64), r"begin_bit=-1 is out of range; it must be between 0 and 32"),
         (values_of_another_extent, (U32, I64), r"values= has 3 items but .*items_per_thread has 2"),
-        (zero_radix_bits, (U32, I64), r"radix_bits must be a positive compile-time integer, got 0"),
+        (zero_radix_bits, (U32, I64), r"radix_bits=0 is out of range; it must be between 1 and 2147483647"),
         (runtime_descending, (U32, I64), r"descending= must be a compile-time constant"),
         (reversed_bit_range, (U32, I64), r"end_bit=4 is below begin_bit=8; it must be at least begin_bit"),
         (float_end_bit, (U32, I64), r"end_bit= holds float64; it must hold signed integer or unsigned integer values"),
         (bad_output, (U32, I64), r"output=.*warp_striped"),
         (float_indices, (U32, I64), r"indices= holds float32; it must hold signed integer or unsigned integer"),
         (float_k, (U32, I64), r"k= holds float64; it must hold signed integer or unsigned integer values"),
-        (out_values_without_values, (U32, I64), r"top_k\(\) at .*takes no arguments"),
+        (out_values_without_values, (U32, I64), r"top_k\(\) at .*no form takes the arguments \(keys\[\], out_keys, k, "
+         r"out_values, offset\); the forms are \(keys\[\], out_keys, k, offset\)"),
         (out_keys_of_another_type, (U32, I64), r"out_keys= holds int64 but must hold uint32 \(as keys= does\)"),
-        (rank_without_radix_bits, (U32, I64), r"radix_rank\(\) at .*:\d+: missing a required argument: 'radix_bits'"),
         (rank_prefix_of_wrong_size, (U32, I64), r"digit_prefix= has 2 items, but with radix_bits=4 on 64 threads"),
         (rank_ranks_of_int64, (U32, I64), r"ranks= .*int32"),
         (rank_too_many_bits, (U32, I64), r"radix_bits=9 with algorithm='basic' on 64 threads needs more than the "
