@@ -115,11 +115,11 @@ _COMPARISONS = frozenset(
 )
 STRICT_WEAK_ORDERS = frozenset({KnownOp.LESS, KnownOp.GREATER})
 _IDENTITIES = {
-    KnownOp.PLUS: "{T}{}",
+    KnownOp.PLUS: "cuda_coop_detail::zero<{T}>()",
     KnownOp.MULTIPLIES: "static_cast<{T}>(1)",
-    KnownOp.BIT_AND: "static_cast<{T}>(~{T}{})",
-    KnownOp.BIT_OR: "{T}{}",
-    KnownOp.BIT_XOR: "{T}{}",
+    KnownOp.BIT_AND: "static_cast<{T}>(~cuda_coop_detail::zero<{T}>())",
+    KnownOp.BIT_OR: "cuda_coop_detail::zero<{T}>()",
+    KnownOp.BIT_XOR: "cuda_coop_detail::zero<{T}>()",
     KnownOp.MAXIMUM: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.FMAX: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.MINIMUM: "cuda_coop_detail::highest_value<{T}>()",

@@ -132,6 +132,13 @@ struct numpy_extremum
 using maximum = numpy_extremum<true>;
 using minimum = numpy_extremum<false>;
 
+// The identity of +, | and ^: T value-initialised (a function: `signed char{}` is not C++, `zero<signed char>()` is).
+template <class T>
+__device__ __forceinline__ T zero()
+{
+  return T{};
+}
+
 // The identities of maximum and minimum: the result of reducing no item (-inf and +inf where T has them).
 template <class T>
 __device__ __forceinline__ T lowest_value()
