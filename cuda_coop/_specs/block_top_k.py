@@ -32,7 +32,7 @@ from .block_radix_sort import (
     storage_constraint,
 )
 
-__all__ = ["BLOCK_TOP_K", "SUPPORT"]
+__all__ = ["BLOCK_TOP_K", "SUPPORT", "top_k_overloads"]
 
 SUPPORT = r"""
 namespace cuda_coop
@@ -122,6 +122,28 @@ public:
 } // namespace cuda_coop
 """
 
+def top_k_overloads(
+    *,
+    keys: Param,
+    k: Param,
+    out_keys: Param,
+    values: Param,
+    out_values: Param,
+    offset: Param,
+    valid: Param,
+    tparams: tuple[TemplateParam, ...],
+) -> tuple[Overload, ...]:
+    """A top-k's forms, in the wrapper's argument order: keys, or pairs, over a whole tile or a partial one (the
+    partial tile's count has a type of its own, ``valid_type``, beside k's ``count_type``)."""
+    keys_only, pairs = (keys, k, out_keys, offset), (keys, k, out_keys, values, out_values, offset)
+    return (
+        Overload(name="keys", params=keys_only, tparams=tparams),
+        Overload(name="pairs", params=pairs, tparams=tparams),
+        Overload(name="keys_valid", params=(*keys_only, valid), tparams=(*tparams, VALID_TYPE)),
+        Overload(name="pairs_valid", params=(*pairs, valid), tparams=(*tparams, VALID_TYPE)),
+    )
+
+
 LARGEST = TemplateParam(
     name="largest", cpp="Largest", kind=TParamKind.BOOL, optional=True, default=True,
     doc="The k largest keys, largest first (default); False: the k smallest, smallest first.",
@@ -182,21 +204,9 @@ BLOCK_TOP_K = register_primitive(
                 name="top_k",
                 cpp="TopK{largest}",
                 choices={"largest": {False: "Smallest", True: "Largest"}},
-                overloads=(
-                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
-                    Overload(
-                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
-                    ),
-                    Overload(
-                        name="keys_valid",
-                        params=(_KEYS, _K, _OUT_KEYS, _OFFSET, _VALID),
-                        tparams=(*_TPARAMS, VALID_TYPE),
-                    ),
-                    Overload(
-                        name="pairs_valid",
-                        params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET, _VALID),
-                        tparams=(*_TPARAMS, VALID_TYPE),
-                    ),
+                overloads=top_k_overloads(
+                    keys=_KEYS, k=_K, out_keys=_OUT_KEYS, values=_VALUES, out_values=_OUT_VALUES, offset=_OFFSET,
+                    valid=_VALID, tparams=_TPARAMS,
                 ),
                 doc="Write the tile's k largest (or smallest) keys, in order, and their values. " + KEY_ORDER_DOC,
             ),

@@ -14,11 +14,11 @@ Logical warps of a power of two lanes up to 32 (CUB's merge network needs one).
 
 from __future__ import annotations
 
-from ._common import COUNT_TYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, VALID_TYPE, array
-from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope
+from ._common import COUNT_TYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, array
+from ._model import ArgKind, Method, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE, partial_tile
-from .block_top_k import LARGEST
+from .block_top_k import LARGEST, top_k_overloads
 from .warp_argsort import RADIX_ORDER_SUPPORT
 
 __all__ = ["WARP_TOP_K"]
@@ -149,21 +149,9 @@ WARP_TOP_K = register_primitive(
                 name="top_k",
                 cpp="TopK{largest}",
                 choices={"largest": {False: "Smallest", True: "Largest"}},
-                overloads=(
-                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
-                    Overload(
-                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
-                    ),
-                    Overload(
-                        name="keys_valid",
-                        params=(_KEYS, _K, _OUT_KEYS, _OFFSET, _VALID),
-                        tparams=(*_TPARAMS, VALID_TYPE),
-                    ),
-                    Overload(
-                        name="pairs_valid",
-                        params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET, _VALID),
-                        tparams=(*_TPARAMS, VALID_TYPE),
-                    ),
+                overloads=top_k_overloads(
+                    keys=_KEYS, k=_K, out_keys=_OUT_KEYS, values=_VALUES, out_values=_OUT_VALUES, offset=_OFFSET,
+                    valid=_VALID, tparams=_TPARAMS,
                 ),
                 doc="Write the logical warp tile's k largest (or smallest) keys, in order, and their values. "
                 + KEY_ORDER_DOC,

@@ -33,110 +33,39 @@ LABEL = "calling convention"
 
 # --- the issue's examples ----------------------------------------------------------------------------------------
 
-
-@cuda.jit
-def old_exclusive_scan(x, y):
-    items = cuda.local.array(4, np.int32)
-    out = cuda.local.array(4, np.int32)
-    coop.block.load(x, items)
-    coop.block.exclusive_scan(items, "+", 0, out)  # call
-    coop.block.store(y, out)
-
-
-@cuda.jit
-def new_exclusive_scan(x, y):
-    items = cuda.local.array(4, np.int32)
-    out = cuda.local.array(4, np.int32)
-    coop.block.load(x, items)
-    coop.block.exclusive_scan(items, "+", initial_value=0, output=out)  # call
-    coop.block.store(y, out)
-
-
-@cuda.jit
-def old_radix_sort(x, y):
-    keys = cuda.local.array(4, np.int32)
-    values = cuda.local.array(4, np.int32)
-    coop.block.load(x, keys)
-    coop.block.radix_sort(keys, values)  # call
-    coop.block.store(y, values)
-
-
-@cuda.jit
-def new_radix_sort(x, y):
-    keys = cuda.local.array(4, np.int32)
-    values = cuda.local.array(4, np.int32)
-    coop.block.load(x, keys)
-    coop.block.radix_sort(keys, values=values)  # call
-    coop.block.store(y, values)
-
-
-@cuda.jit
-def old_top_k(x, y):
-    keys = cuda.local.array(4, np.int32)
-    vals = cuda.local.array(4, np.int32)
-    coop.block.load(x, keys)
-    coop.block.top_k(keys, 3, x, vals, y)  # call
-
-
-@cuda.jit
-def new_top_k(x, y):
-    keys = cuda.local.array(4, np.int32)
-    vals = cuda.local.array(4, np.int32)
-    coop.block.load(x, keys)
-    coop.block.top_k(keys, x, k=3, values=vals, out_values=y)  # call
-
-
-@cuda.jit
-def old_warp_exclusive_scan(x, y):
-    y[cuda.threadIdx.x] = coop.warp.exclusive_scan(x[cuda.threadIdx.x], "max", -1)  # call
-
-
-@cuda.jit
-def new_warp_exclusive_scan(x, y):
-    y[cuda.threadIdx.x] = coop.warp.exclusive_scan(x[cuda.threadIdx.x], "max", initial_value=-1)  # call
-
-
-@cuda.jit
-def old_exchange_name(x, y):
-    items = cuda.local.array(4, np.int32)
-    coop.block.load(x, items)
-    coop.block.blocked_to_striped(items=items)  # call
-    coop.block.store(y, items, algorithm="striped")
-
-
-@cuda.jit
-def new_exchange_name(x, y):
-    items = cuda.local.array(4, np.int32)
-    coop.block.load(x, items)
-    coop.block.blocked_to_striped(x=items)  # call
-    coop.block.store(y, items, algorithm="striped")
-
-
-@cuda.jit
-def top_k_without_k(x, y):
-    keys = cuda.local.array(4, np.int32)
-    coop.block.load(x, keys)
-    coop.block.top_k(keys, y)  # call
-
-
-EXAMPLES = [
-    (old_exclusive_scan, new_exclusive_scan,
+_ITEMS = ["items = cuda.local.array(4, np.int32)", "out = cuda.local.array(4, np.int32)", "coop.block.load(g0, items)"]
+EXAMPLES = [  # (id, the kernel's lines before the call, the earlier call, today's call, the refusal's words)
+    ("block.exclusive_scan", _ITEMS, 'coop.block.exclusive_scan(items, "+", 0, out)',
+     'coop.block.exclusive_scan(items, "+", initial_value=0, output=out)',
      "initial_value= is keyword-only: coop.block.exclusive_scan(x, op, initial_value=initial_value, output=output)"),
-    (old_radix_sort, new_radix_sort, "values= is keyword-only: coop.block.radix_sort(keys, values=values)"),
-    (old_top_k, new_top_k,
+    ("block.radix_sort", _ITEMS, "coop.block.radix_sort(items, out)", "coop.block.radix_sort(items, values=out)",
+     "values= is keyword-only: coop.block.radix_sort(keys, values=values)"),
+    ("block.top_k", _ITEMS, "coop.block.top_k(items, 3, g0, out, g1)",
+     "coop.block.top_k(items, g0, k=3, values=out, out_values=g1)",
      "k= is keyword-only: coop.block.top_k(keys, out_keys, k=k, values=values, out_values=out_values)"),
-    (old_warp_exclusive_scan, new_warp_exclusive_scan,
+    ("block.top_k-no-k", _ITEMS, "coop.block.top_k(items, g1)", "coop.block.top_k(items, g1, k=2)",
+     "k= is required and keyword-only: coop.block.top_k(keys, out_keys, k=k)"),
+    ("warp.exclusive_scan", [], 'g1[0] = coop.warp.exclusive_scan(g0[cuda.threadIdx.x], "max", -1)',
+     'g1[0] = coop.warp.exclusive_scan(g0[cuda.threadIdx.x], "max", initial_value=-1)',
      "initial_value= is keyword-only: coop.warp.exclusive_scan(x, op, initial_value=initial_value)"),
-    (old_exchange_name, new_exchange_name, "items= is x= now: coop.block.blocked_to_striped(x)"),
-    (top_k_without_k, new_top_k, "k= is required and keyword-only: coop.block.top_k(keys, out_keys, k=k)"),
+    ("block.blocked_to_striped", _ITEMS, "coop.block.blocked_to_striped(items=items)",
+     "coop.block.blocked_to_striped(x=items)", "items= is x= now: coop.block.blocked_to_striped(x)"),
 ]
 
 
-@pytest.mark.parametrize(("old", "new", "message"), EXAMPLES, ids=lambda v: getattr(v, "py_func", v).__name__
-                         if hasattr(v, "py_func") else None)
-def test_the_issue_s_calls(old, new, message: str) -> None:  # type: ignore[no-untyped-def]
-    refused(old, (I32, I32), message)
-    compile_kernel(new, (I32, I32), block=(128,))
+def _example(id_: str, lines: list[str], call: str) -> tuple[str, str, object]:
+    name = "k_" + "".join(c if c.isalnum() else "_" for c in id_)
+    source = f"def {name}(g0, g1):\n" + "".join(f"    {line}\n" for line in [*lines, f"{call}  # call"])
+    return name, source, contracts.kernel(source, name, LABEL)
+
+
+@pytest.mark.parametrize(("id_", "lines", "earlier", "today", "words"), EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_the_issue_s_calls(id_: str, lines: list[str], earlier: str, today: str, words: str) -> None:
+    name, source, kernel = _example(id_, lines, earlier)
+    with pytest.raises(UsageError) as info:
+        compile_kernel(kernel, (I32, I32), block=(128,))
+    assert f"<{LABEL} {name}>:{len(source.splitlines())}: {words}" in str(info.value), str(info.value)
+    compile_kernel(_example(id_, lines, today)[2], (I32, I32), block=(128,))
 
 
 # --- every function whose signature changed ----------------------------------------------------------------------

@@ -38,6 +38,7 @@ import pytest
 
 from tests.gpu import test_family_block_radix_sort as family
 from tests.gpu import test_radix_sort_half as half
+from tests.gpu import test_warp_argsort_top_k as warp
 
 KEYS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32",
         "float64")
@@ -187,6 +188,11 @@ def positions(case_threads: int, ipt: int, warp_striped: bool) -> np.ndarray:
     w, lane = t // 32, t % 32
     lanes = np.minimum(32, case_threads - 32 * w)
     return w * 32 * ipt + i * lanes + lane
+
+
+def index_poison(index_type: str, n: int) -> np.ndarray:
+    """Indices no argsort gives (the largest of the type but 3)."""
+    return np.full(n, np.iinfo(index_type).max - 3, index_type)
 
 
 def with_tail(bits: np.ndarray, where: np.ndarray, key: int) -> np.ndarray:
@@ -353,9 +359,9 @@ def _launch(case: Case) -> None:
     poison_key = np.full(n, 0x5A5A if width(case.dtype) == 16 else np.iinfo(u).max // 3, u)
     b_rank = family.tracked(case.rank_bits, case.threads)
     outs = [_host(case.dtype, poison_key.copy()), np.full(n, -5, v.dtype), _host(case.dtype, poison_key.copy()),
-            np.full(n, -5, case.index_type), _host(case.dtype, poison_key.copy()), np.full(n, POISON_VALUE, v.dtype),
-            _host(case.dtype, np.zeros(2 * n, u)), np.full(n, -7, np.int32), np.full(KINDS * case.threads * b_rank, -7,
-                                                                                   np.int32)]
+            index_poison(case.index_type, n), _host(case.dtype, poison_key.copy()), np.full(n, POISON_VALUE, v.dtype),
+            _host(case.dtype, np.zeros(2 * n, u)), np.full(n, -7, np.int32),
+            np.full(KINDS * case.threads * b_rank, -7, np.int32)]
     d_outs = [cuda.to_device(o) for o in outs]
     make_kernel(case)[KINDS, case.block](
         *(cuda.to_device(_host(case.dtype, poisoned[k])) for k in "sotr"), cuda.to_device(v),
@@ -420,25 +426,11 @@ def test_block_partial_tiles(case: Case) -> None:
 
 
 @dataclass(frozen=True)
-class WarpCase:
-    """One kernel: warp.argsort and warp.top_k of every logical warp's tile, each warp with its own count."""
+class WarpCase(warp.Case):
+    """One kernel: warp.argsort and warp.top_k of every logical warp's tile, each warp with its own count (the warp
+    module's case, with the count's type and as many blocks as the count kinds need)."""
 
-    dtype: str
-    threads: int
-    ipt: int
-    block: tuple[int, int, int]
-    descending: bool
-    largest: bool
-    values: str | None
-    count_type: str
-
-    @property
-    def block_threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def warp_tile(self) -> int:
-        return self.threads * self.ipt
+    count_type: str = "int64"
 
     @property
     def blocks(self) -> int:
@@ -451,9 +443,7 @@ class WarpCase:
 
     @property
     def id(self) -> str:
-        return (f"warp-{self.dtype}-lw{self.threads}-ipt{self.ipt}-{'x'.join(map(str, self.block))}-"
-                f"{'desc' if self.descending else 'asc'}-{'largest' if self.largest else 'smallest'}-"
-                f"{self.values or 'keys'}-{self.count_type}")
+        return f"warp-{super().id}-{self.count_type}"
 
 
 def warp_cases() -> list[WarpCase]:
@@ -463,7 +453,8 @@ def warp_cases() -> list[WarpCase]:
             n = 2 * d + j
             block = ((64, 1, 1), (16, 8, 1), (4, 4, 4), (32, 1, 1))[n % 4]
             result.append(WarpCase(dtype, WARPS[n % len(WARPS)], (1, 3, 4)[d % 3], block, descending,
-                                   largest=(n // 2) % 2 == 0, values=VALUES[n % 3], count_type=COUNT_TYPES[n % 4]))
+                                   largest=(n // 2) % 2 == 0, values=VALUES[n % 3],
+                                   index_type=INDEX_TYPES[n % len(INDEX_TYPES)], count_type=COUNT_TYPES[n % 4]))
     return result
 
 
@@ -479,7 +470,7 @@ def make_warp_kernel(case: WarpCase) -> Any:
 
     item, _ = _item_types(case.dtype)
     BF16 = case.dtype == "bfloat16"
-    VT = getattr(np, case.values or "int32")
+    VT, IT = getattr(np, case.values or "int32"), getattr(np, case.index_type)
     IPT, LW, WT, BT = case.ipt, case.threads, case.warp_tile, case.block_threads
     PER_BLOCK, TILE = BT // LW, BT * case.ipt
     DESC, LARGEST, HAS_VALUES, POISON_V = case.descending, case.largest, case.values is not None, POISON_VALUE
@@ -489,7 +480,7 @@ def make_warp_kernel(case: WarpCase) -> Any:
         keys = cuda.local.array(IPT, item)
         keys2 = cuda.local.array(IPT, item)
         vals2 = cuda.local.array(IPT, VT)
-        idx = cuda.local.array(IPT, np.int32)
+        idx = cuda.local.array(IPT, IT)
         top_k_keys = cuda.shared.array(TILE, item)
         top_k_values = cuda.shared.array(TILE, VT)
         t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
@@ -528,7 +519,8 @@ def warp_signature(case: WarpCase) -> tuple[Any, ...]:
 
     k = _item_types(case.dtype)[1][::1]
     v = getattr(types, case.values or "int32")[::1]
-    return (k, k, v, getattr(types, case.count_type)[::1], types.int64[::1], k, types.int32[::1], k, v, k)
+    return (k, k, v, getattr(types, case.count_type)[::1], types.int64[::1], k, getattr(types, case.index_type)[::1],
+            k, v, k)
 
 
 def _launch_warp(case: WarpCase) -> None:
@@ -548,7 +540,7 @@ def _launch_warp(case: WarpCase) -> None:
     v = (np.arange(n) + (0.25 if case.values == "float64" else 0)).astype(case.values or "int32")
     u = _ubits(case.dtype)
     poison_key = np.full(n, 0x5A5A if width(case.dtype) == 16 else np.iinfo(u).max // 3, u)
-    outs = [_host(case.dtype, np.zeros(n, u)), np.full(n, -5, np.int32), _host(case.dtype, poison_key.copy()),
+    outs = [_host(case.dtype, np.zeros(n, u)), index_poison(case.index_type, n), _host(case.dtype, poison_key.copy()),
             np.full(n, POISON_VALUE, v.dtype), _host(case.dtype, np.zeros(n, u))]
     d_outs = [cuda.to_device(o) for o in outs]
     make_warp_kernel(case)[case.blocks, case.block](
@@ -564,7 +556,8 @@ def _launch_warp(case: WarpCase) -> None:
         good = model_view(case.dtype, tiles[w][:m])
         o = family.order(good, case.descending)
         np.testing.assert_array_equal(keys_out[sl][:m], tiles[w][:m][o], err_msg=f"argsort keys, {where}")
-        np.testing.assert_array_equal(index_out[sl][:m], o + w * wt + BASE_EXTRA, err_msg=f"argsort indices, {where}")
+        np.testing.assert_array_equal(index_out[sl][:m], (o + w * wt + BASE_EXTRA).astype(case.index_type),
+                                      err_msg=f"argsort indices, {where}")
         kk = min(max(k, 0), m)
         o2 = family.order(good, case.largest)
         np.testing.assert_array_equal(top_keys[sl][:kk], tiles[w][:m][o2[:kk]], err_msg=f"top_k keys, {where}")
@@ -616,4 +609,6 @@ def test_cases_cover_every_axis() -> None:
         assert {getattr(c, name) for c in CASES} == set(values), name
     assert all(c.algorithm != "match" or c.block[1:] == (1, 1) for c in CASES)
     assert {c.threads for c in WARP_CASES} == set(WARPS)
+    assert {c.index_type for c in WARP_CASES} == set(INDEX_TYPES) and {c.count_type for c in WARP_CASES} == set(
+        COUNT_TYPES)
     assert all(c.block_threads % c.threads == 0 for c in WARP_CASES)

@@ -1,8 +1,8 @@
 """Partial tiles of the sorts and ranks, declared in the specs (``Param.pad``) and rendered from the declaration; the
 known ``"-"`` and the operators that must be associative (host only).
 
-Regenerate the golden after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_partial_tiles.py``
-and review the diff.
+Regenerate the golden after an intended change with
+``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_partial_tiles.py`` and review the diff.
 """
 
 from __future__ import annotations
