@@ -198,8 +198,8 @@ I32 = types.int32[::1]
 @pytest.mark.parametrize(
     ("kernel", "sig", "pattern"),
     [
-        (no_runs, (I32, I32), r"RunLengthDecode takes no arguments \(run_values\[\]\); it takes one of"),
-        (lengths_without_total, (I32, I32), r"takes no arguments \(run_values\[\], run_lengths\[\]\)"),
+        (no_runs, (I32, I32), r"no form takes the arguments \(run_values\[\]\); the forms are"),
+        (lengths_without_total, (I32, I32), r"no form takes the arguments \(run_values\[\], run_lengths\[\]\)"),
         (mismatched_runs, (I32, I32), r"run_lengths= has 3 items but another .* has 2"),
         (float_lengths, (I32, I32), r"run_lengths= holds float32; it must hold signed integer or unsigned"),
         (decoded_of_another_type, (I32, I32), r"decoded_items= holds int64 but must hold int32"),
