@@ -202,7 +202,7 @@ def _radix_sort_pairs(c: Case) -> Callable:
         offset = cuda.blockIdx.x * tile
         coop.block.load(keys_in, keys, offset=offset, algorithm="transpose")
         coop.block.load(values_in, values, offset=offset, algorithm="transpose")
-        coop.block.radix_sort(keys, values)
+        coop.block.radix_sort(keys, values=values)
         coop.block.store(keys_out, keys, offset=offset, algorithm="transpose")
         coop.block.store(values_out, values, offset=offset, algorithm="transpose")
 

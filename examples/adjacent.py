@@ -1,17 +1,16 @@
 """Neighbours in a tile: delta encoding with an adjacent difference, a 3-point stencil with block shuffles.
 
 ``coop.block.subtract_left`` turns each tile of a series into differences of consecutive values (the
-previous tile's last value is the ``tile_predecessor_item``, so the tiles join up); the difference is a
-plain Python function. ``coop.block.shuffle_up`` / ``shuffle_down`` hand every item its left and right
-neighbour within the tile for a smoothing stencil (the tile's edges keep their own value), and give every
-thread the tile's first and last item.
+previous tile's last value is the ``tile_predecessor_item``, so the tiles join up); the difference is the
+known operator ``"-"`` (libcu++'s ``cuda::std::minus``; ``operator.sub`` and ``np.subtract`` are the same).
+``coop.block.shuffle_up`` / ``shuffle_down`` hand every item its left and right neighbour within the tile for a
+smoothing stencil (the tile's edges keep their own value), and give every thread the tile's first and last item.
 
 With a GPU it runs the kernels and prints PASS or FAIL; without one it compiles them for sm_90.
 """
 
 from __future__ import annotations
 
-import operator
 import sys
 
 import numpy as np
@@ -31,9 +30,9 @@ def delta_encode(x, deltas):
     base = cuda.blockIdx.x * TILE
     coop.block.load(x, items, offset=base, algorithm="transpose")
     if base == 0:
-        coop.block.subtract_left(items, operator.sub)   # in place; the series' first value is kept
+        coop.block.subtract_left(items, "-")   # in place; the series' first value is kept
     else:
-        coop.block.subtract_left(items, operator.sub, tile_predecessor_item=x[base - 1])
+        coop.block.subtract_left(items, "-", tile_predecessor_item=x[base - 1])
     coop.block.store(deltas, items, offset=base, algorithm="transpose")
 # example-end block_adjacent_difference
 
@@ -51,8 +50,8 @@ def smooth(x, y, edges):
     for i in range(ITEMS):   # the tile's edge items have no neighbour: they keep their own value
         left[i] = items[i]
         right[i] = items[i]
-    coop.block.shuffle_up(items, left, block_suffix=last)     # left[i]: the item before items[i]
-    coop.block.shuffle_down(items, right, block_prefix=first)  # right[i]: the item after items[i]
+    coop.block.shuffle_up(items, output=left, block_suffix=last)     # left[i]: the item before items[i]
+    coop.block.shuffle_down(items, output=right, block_prefix=first)  # right[i]: the item after items[i]
     for i in range(ITEMS):
         items[i] = 0.25 * left[i] + 0.5 * items[i] + 0.25 * right[i]
     coop.block.store(y, items, offset=base, algorithm="transpose")

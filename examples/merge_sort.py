@@ -39,7 +39,7 @@ def sort_by_magnitude(src, order, dst, n):
     coop.block.load(src, keys, offset=base, valid_items=valid, oob_default=0.0)
     for k in range(ITEMS):
         index[k] = base + cuda.threadIdx.x * ITEMS + k  # blocked: thread t holds items t*N .. t*N+N-1
-    coop.block.merge_sort(keys, by_magnitude, index, valid_items=valid, stable=True)
+    coop.block.merge_sort(keys, by_magnitude, values=index, valid_items=valid, stable=True)
     coop.block.store(dst, keys, offset=base, valid_items=valid)
     coop.block.store(order, index, offset=base, valid_items=valid)
 # example-end block_merge_sort

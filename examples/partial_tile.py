@@ -1,12 +1,15 @@
-"""Reductions of an array whose length is not a multiple of the tile: the last tile is partial.
+"""Reductions and sorts of an array whose length is not a multiple of the tile: the last tile is partial.
 
-Two ways to keep the missing items out of the result, both with ``valid_items``:
+Three ways to keep the missing items out of the result, all with ``valid_items``:
 
 - ``tile_sums``: load the tile with ``valid_items`` and ``oob_default=0`` (the identity of ``+``), then
   reduce all of ``items``: the padding adds nothing.
 - ``tile_extremes``: one value per thread and ``coop.block.reduce(v, op, valid_items=...)``: CUB reduces
   only the first ``valid_items`` threads' values, so the operator needs no identity (here: the value
   of largest magnitude, ties to the positive one).
+- ``sort_tiles``: ``coop.block.radix_sort(keys, valid_items=...)`` sorts the tile's first ``valid_items`` keys
+  into its first ``valid_items`` positions whatever the other items hold (cuda-coop gives them the key that
+  sorts last before CUB runs), and the store writes those back.
 
 With a GPU it runs the kernels and prints PASS or FAIL; without one it compiles them for sm_90.
 """
@@ -59,6 +62,19 @@ def tile_extremes(x, extremes, n):
 # example-end partial_tile_reduce
 
 
+# example-begin partial_tile_sort
+@cuda.jit
+def sort_tiles(x, y, n):
+    """y[b*TILE : b*TILE + TILE] = np.sort(x[b*TILE : b*TILE + TILE]), the last tile shorter."""
+    keys = cuda.local.array(ITEMS, np.float32)
+    offset = cuda.blockIdx.x * TILE
+    valid = min(TILE, n - offset)                      # the same in every thread of the block
+    coop.block.load(x, keys, offset=offset, valid_items=valid, algorithm="transpose")  # the rest: left as they are
+    coop.block.radix_sort(keys, valid_items=valid)     # the first `valid` positions: the valid keys, sorted
+    coop.block.store(y, keys, offset=offset, valid_items=valid, algorithm="transpose")
+# example-end partial_tile_sort
+
+
 def run_on_gpu(n: int = 1_000_003) -> bool:
     rng = np.random.default_rng()
     x = rng.integers(-(2**40), 2**40, n, dtype=np.int64)
@@ -80,7 +96,13 @@ def run_on_gpu(n: int = 1_000_003) -> bool:
     ok_ext = bool(np.array_equal(extremes.copy_to_host(), expected_e))
     print(f"tile_extremes, {blocks} blocks, {n - (blocks - 1) * THREADS} values in the last: "
           f"{'ok' if ok_ext else 'WRONG'}")
-    ok = ok_sums and ok_ext
+    z = rng.standard_normal(n).astype(np.float32)
+    sorted_z = cuda.to_device(np.full(n, np.nan, np.float32))
+    sort_tiles[tiles, THREADS](cuda.to_device(z), sorted_z, n)
+    expected_z = np.concatenate([np.sort(z[i : i + TILE]) for i in range(0, n, TILE)])
+    ok_sort = bool(np.array_equal(sorted_z.copy_to_host(), expected_z))
+    print(f"sort_tiles, {tiles} tiles, {n - (tiles - 1) * TILE} keys in the last: {'ok' if ok_sort else 'WRONG'}")
+    ok = ok_sums and ok_ext and ok_sort
     print("PASS" if ok else "FAIL")
     return ok
 
@@ -88,7 +110,7 @@ def run_on_gpu(n: int = 1_000_003) -> bool:
 def compile_only() -> bool:
     from cuda.coop.numba_mlir import compile_kernel
 
-    for kernel, dt in ((tile_sums, types.int64), (tile_extremes, types.float32)):
+    for kernel, dt in ((tile_sums, types.int64), (tile_extremes, types.float32), (sort_tiles, types.float32)):
         compiled = compile_kernel(kernel, (dt[::1], dt[::1], types.int64), block=THREADS, arch="sm_90")
         print(f"compiled {kernel.py_func.__name__} for sm_90: {compiled.resource_usage().get('reg', 0)} registers")
     print("No GPU here: compiled, not launched.")

@@ -31,7 +31,7 @@ def sort_tiles(keys_in, values_in, keys_out, values_out):
     base = cuda.blockIdx.x * TILE
     coop.block.load(keys_in, keys, offset=base, algorithm="transpose")
     coop.block.load(values_in, values, offset=base, algorithm="transpose")
-    coop.block.radix_sort(keys, values)           # blocked: thread t holds sorted positions t*N .. t*N+N-1
+    coop.block.radix_sort(keys, values=values)           # blocked: thread t holds sorted positions t*N .. t*N+N-1
     coop.block.store(keys_out, keys, offset=base, algorithm="transpose")
     coop.block.store(values_out, values, offset=base, algorithm="transpose")
 # example-end block_radix_sort
@@ -60,7 +60,7 @@ def partition_by_low_digit(keys_in, keys_out, digit_starts):
     start = cuda.local.array(1, np.int32)        # max(1, 16 digits / 128 threads) = 1 digit a thread
     base = cuda.blockIdx.x * TILE
     coop.block.load(keys_in, keys, offset=base, algorithm="direct")  # blocked: ties keep the tile order
-    coop.block.radix_rank(keys, ranks, start, radix_bits=4, end_bit=4)
+    coop.block.radix_rank(keys, ranks, digit_prefix=start, radix_bits=4, end_bit=4)
     for i in range(ITEMS):
         keys_out[base + ranks[i]] = keys[i]      # scatter to the rank: the stable partition
     if cuda.threadIdx.x < 16:

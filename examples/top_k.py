@@ -32,7 +32,7 @@ def top_k_per_segment(scores, top_scores, top_index):
     first = base + (cuda.threadIdx.x * ITEMS)
     for i in range(ITEMS):
         index[i] = first + i                      # blocked: thread t holds positions t*ITEMS .. t*ITEMS+ITEMS-1
-    coop.block.top_k(keys, K, top_scores, index, top_index, offset=cuda.blockIdx.x * K)
+    coop.block.top_k(keys, top_scores, k=K, values=index, out_values=top_index, offset=cuda.blockIdx.x * K)
 # example-end block_top_k
 
 

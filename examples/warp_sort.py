@@ -48,7 +48,7 @@ def top_k_per_warp(scores, top_scores, top_index):
     coop.warp.load(scores, keys, offset=warp * WARP_TILE, threads=WARP)
     for i in range(ITEMS):
         index[i] = warp * WARP_TILE + lane * ITEMS + i            # blocked: lane l holds l*ITEMS .. l*ITEMS+3
-    coop.warp.top_k(keys, K, top_scores, index, top_index, offset=warp * K, threads=WARP)
+    coop.warp.top_k(keys, top_scores, k=K, values=index, out_values=top_index, offset=warp * K, threads=WARP)
 # example-end warp_top_k
 
 

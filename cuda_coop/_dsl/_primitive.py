@@ -18,8 +18,8 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .._specs import ArgKind, Method, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind, get_primitive
@@ -57,6 +57,11 @@ class Primitive:
     extents: frozenset[str] = frozenset()
     """Template parameters that are per-thread array extents (``items_per_thread``): recovered from the
     arrays' definitions, a given value only restates them."""
+    previous: tuple[str, ...] = ()
+    """The positional order of an earlier release (in today's names), declared with the stub: a call passing
+    positionally what is keyword-only now is told the keyword to use (``_old_spelling``)."""
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    """Earlier parameter names and today's (``{"items": "x"}``), declared with the stub."""
 
     @property
     def target(self) -> tuple[str, str]:
@@ -75,20 +80,71 @@ class Primitive:
             found = [p for p in found if p.extent is not None] or found
         return found[0] if found else None
 
+    @property
+    def positional(self) -> tuple[str, ...]:
+        """The parameters a call may pass by position, in order (the rest are keyword-only)."""
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return tuple(n for n, p in self.signature.parameters.items() if p.kind in kinds)
+
+    def spelled(self, names: Iterable[str]) -> str:
+        """The call passing ``names`` as today's signature wants them: ``coop.block.top_k(keys, out_keys, k=k)``."""
+        given = set(names)
+        parts = [n if n in self.positional else f"{n}={n}" for n in self.signature.parameters if n in given]
+        return f"coop.{self.name}({', '.join(parts)})"
+
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], where: str) -> inspect.BoundArguments:
-        """Bind call arguments to parameter names; a mismatch is a UsageError naming the primitive and call."""
+        """Bind call arguments to parameter names; a mismatch is a UsageError naming the primitive and call, and a
+        call in an earlier spelling (a renamed keyword, a positional argument that is keyword-only now) is told
+        what to write instead."""
+        here = f"coop.{self.name}() at {where}"
+        for old in kwargs.keys() & self.renamed.keys():
+            new = self.renamed[old]
+            names = [*self.positional[: len(args)], *(self.renamed.get(k, k) for k in kwargs)]
+            raise UsageError(f"{here}: {old}= is {new}= now: {self.spelled(tuple(names))}")
         unknown = [k for k in kwargs if k not in self.signature.parameters]
         if unknown:
             allowed = list(self.signature.parameters)
             close = difflib.get_close_matches(unknown[0], allowed, n=1)
             hint = f"; did you mean {close[0]}=?" if close else ""
-            raise UsageError(
-                f"coop.{self.name}() at {where}: no parameter {unknown[0]!r}; it takes {', '.join(allowed)}{hint}"
-            )
+            raise UsageError(f"{here}: no parameter {unknown[0]!r}; it takes {', '.join(allowed)}{hint}")
         try:
             return self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise UsageError(f"coop.{self.name}() at {where}: {exc}") from None
+            raise UsageError(f"{here}: {self._why(args, kwargs, exc)}") from None
+
+    def _why(self, args: tuple[Any, ...], kwargs: dict[str, Any], exc: TypeError) -> str:
+        """What is wrong with a call the signature does not bind, in the words of today's signature."""
+        old = self._old_spelling(args, kwargs)
+        if old is not None:
+            return old
+        if len(args) > len(self.positional):
+            rest = [n for n in self.signature.parameters if n not in self.positional]
+            return (
+                f"{len(args)} positional arguments, but it takes {len(self.positional)} "
+                f"({', '.join(self.positional)}); pass the others by keyword ({', '.join(f'{n}=' for n in rest)})"
+            )
+        missing = [n for n, p in self.signature.parameters.items()
+                   if p.default is p.empty and n not in kwargs and n not in self.positional[: len(args)]]
+        keyword_only = [n for n in missing if n not in self.positional]
+        if keyword_only:
+            names = (*self.positional[: len(args)], *kwargs, *missing)
+            return f"{keyword_only[0]}= is required and keyword-only: {self.spelled(names)}"
+        return str(exc)
+
+    def _old_spelling(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+        """The fix for a call in the declared earlier positional order (``previous``), when it is one: more positional
+        arguments than today's signature takes, or one given both by position and by keyword."""
+        old = self.previous[: len(args)]
+        if len(args) > len(self.previous) or set(old) & kwargs.keys() or old == self.positional[: len(args)]:
+            return None
+        crowded = len(args) > len(self.positional) or set(self.positional[: len(args)]) & kwargs.keys()
+        if not crowded:
+            return None
+        moved = [n for n in old if n not in self.positional]
+        fix = self.spelled((*old, *kwargs))
+        if moved:
+            return f"{moved[0]}= is keyword-only: {fix}"
+        return f"the positional arguments are ({', '.join(self.positional)}) now: {fix}"
 
 
 _PRIMITIVES: dict[str, Primitive] = {}
@@ -151,7 +207,24 @@ def public_parameters(spec: PrimitiveSpec, method: Method) -> dict[str, Any]:
     return result
 
 
-def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signature) -> Primitive:
+def _check_spellings(name: str, sig: inspect.Signature, previous: tuple[str, ...], renamed: Mapping[str, str]) -> None:
+    """The earlier spellings a stub declares name today's parameters (a bug in cuda-coop otherwise)."""
+    stale = [n for n in (*previous, *renamed.values()) if n not in sig.parameters]
+    stale += [n for n in renamed if n in sig.parameters]
+    if stale:
+        raise AssertionError(f"coop.{name}: previous=/renamed= name {stale}, which are not (or still are) parameters")
+
+
+def _derive(
+    name: str,
+    spec: PrimitiveSpec,
+    method: Method,
+    sig: inspect.Signature,
+    *,
+    previous: tuple[str, ...] = (),
+    renamed: Mapping[str, str] | None = None,
+) -> Primitive:
+    _check_spellings(name, sig, previous, renamed or {})
     expected = public_parameters(spec, method)
     got = {n: p.default for n, p in sig.parameters.items()}
     if got.keys() != expected.keys():
@@ -183,6 +256,8 @@ def _derive(name: str, spec: PrimitiveSpec, method: Method, sig: inspect.Signatu
         in_place=tuple(dict.fromkeys((p.name, p.in_place_of) for p in params if p.in_place_of)),
         states=tuple(dict.fromkeys((p.state, p.name) for p in params if p.state)),
         extents=frozenset(_extents(method)),
+        previous=previous,
+        renamed=dict(renamed or {}),
     )
 
 
@@ -244,17 +319,28 @@ def generated_doc(prim: Primitive) -> str:
     return "\n".join(lines)
 
 
-def primitive(spec_name: str, method_name: str, *, module: str) -> Callable[[F], F]:
+def primitive(
+    spec_name: str,
+    method_name: str,
+    *,
+    module: str,
+    previous: tuple[str, ...] = (),
+    renamed: Mapping[str, str] | None = None,
+) -> Callable[[F], F]:
     """Declare the public stub of ``spec_name.method_name`` in ``module`` (``"block"``/``"warp"``).
 
     The stub's body never runs; its signature is checked against the spec, and the spec's generated
-    documentation is appended to its docstring.
+    documentation is appended to its docstring. ``previous`` (the positional order of an earlier release, in
+    today's names) and ``renamed`` (earlier names -> today's) let a call in the earlier spelling be told what to
+    write instead (:meth:`Primitive.bind`).
     """
 
     def decorate(func: F) -> F:
         spec = get_primitive(spec_name)
         name = f"{module}.{func.__name__}"
-        prim = _derive(name, spec, spec.method(method_name), inspect.signature(func))
+        prim = _derive(
+            name, spec, spec.method(method_name), inspect.signature(func), previous=previous, renamed=renamed
+        )
 
         @functools.wraps(func)
         def stub(*args: Any, **kwargs: Any) -> Any:

@@ -113,6 +113,38 @@ __device__ __forceinline__ int clamp_count(I n)
   }
 }
 
+// The smaller of two clamped counts (a top-k's k bounded by its partial tile's valid items).
+__device__ __forceinline__ int min_count(int a, int b)
+{
+  return a < b ? a : b;
+}
+
+// A partial tile of a sort or rank whose CUB class sorts whole tiles (Param.pad): each key at a tile position at
+// or past `valid` becomes the key that sorts after every valid one in CUB's radix order, the one whose bit-ordered
+// form (cub::Traits<KeyT>::TwiddleIn) is all ones (ascending) or all zeros (descending). `rank` is the thread's
+// rank among the Threads sharing the tile; tile positions are blocked (rank * N + i) or, where CUB orders ties
+// warp-striped (cub::BlockRadixRankMatch), (warp, item, lane): warp * 32 * N + i * lanes + lane.
+template <bool Descending, bool WarpStriped, int Threads, class KeyT, int N>
+__device__ __forceinline__ void pad_keys(KeyT (&keys)[N], int rank, int valid)
+{
+  using Traits            = cub::Traits<KeyT>;
+  using UnsignedBits      = typename Traits::UnsignedBits;
+  const UnsignedBits bits = Traits::TwiddleOut(Descending ? UnsignedBits(0) : UnsignedBits(-1));
+  const KeyT pad          = reinterpret_cast<const KeyT&>(bits);
+  const int warp          = rank / 32;
+  const int lanes         = Threads - warp * 32 < 32 ? Threads - warp * 32 : 32;
+  const int first         = WarpStriped ? warp * 32 * N + rank % 32 : rank * N;
+  const int stride        = WarpStriped ? lanes : 1;
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+  {
+    if (first + i * stride >= valid)
+    {
+      keys[i] = pad;
+    }
+  }
+}
+
 // NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
 // NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
 template <bool Max>
@@ -144,6 +176,13 @@ struct numpy_extremum
 };
 using maximum = numpy_extremum<true>;
 using minimum = numpy_extremum<false>;
+
+// The identity of +, | and ^: T value-initialised (a function: `signed char{}` is not C++, `zero<signed char>()` is).
+template <class T>
+__device__ __forceinline__ T zero()
+{
+  return T{};
+}
 
 // The identities of maximum and minimum: the result of reducing no item (-inf and +inf where T has them).
 template <class T>
@@ -274,6 +313,10 @@ def _storage(plan: Plan, ns_lines: list[str]) -> None:
 
 def _argument(ns: str, i: int, sig: WrapperSignature, p: Param, cparams: dict[str, CParam]) -> str:
     b = sig.binding
+    bound = next((q for q in b.overload.all_params if q.pad and p.name in q.pad.limits), None)
+    if bound is not None:  # a count a partial tile bounds too (Pad.limits)
+        mine, theirs = (f"cuda_coop_detail::clamp_count<{b.count_limit(q)}>({q.name})" for q in (p, bound))
+        return f"cuda_coop_detail::min_count({mine}, {theirs})"
     if p.kind is ArgKind.OPERATOR:
         fn = b.values[p.name]
         return f"{fn}{{}}" if isinstance(fn, KnownOp) else f"{ns}::op_{i}_{p.name}{{}}"
@@ -309,6 +352,30 @@ def _input_copies(sig: WrapperSignature) -> list[str]:
                 "#pragma unroll",
                 f"  for (int k = 0; k < {n}; ++k)\n  {{\n    {c.name}_in[k] = {c.name}[k];\n  }}",
             ]
+    return lines
+
+
+def _padding(sig: WrapperSignature, cparams: dict[str, CParam]) -> list[str]:
+    """A partial tile the wrapper honours for CUB (``Param.pad``): the keys past the count are made to sort last."""
+    b = sig.binding
+    lines = []
+    for p in (p for p in b.overload.all_params if p.pad is not None):
+        pad = p.pad
+        assert pad is not None
+        keys = next(q for q in b.overload.all_params if q.name == pad.array)
+        descending = bool(b.values[pad.descending]) if pad.descending else False
+        striped = b.values.get("algorithm") in pad.warp_striped
+        if b.spec.scope is Scope.WARP:
+            threads, rank = int(b.values["threads"]), f"tid % {b.values['threads']}"
+        else:
+            threads, rank = b.block_threads, "cub::RowMajorTid({}, {}, {})".format(*b.block_dim)
+        flags = f"{'true' if descending else 'false'}, {'true' if striped else 'false'}, {threads}"
+        target = _data_argument(None, keys, cparams[keys.name])
+        valid = f"cuda_coop_detail::clamp_count<{b.count_limit(p)}>({p.name})"
+        lines += [
+            f"  // {p.name}: a partial tile; the keys past it sort after every valid one (Param.pad).",
+            f"  cuda_coop_detail::pad_keys<{flags}>({target}, {rank}, {valid});",
+        ]
     return lines
 
 
@@ -392,13 +459,14 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] 
         temp = "temp"
     lines += _empty_count(b, sig)
     lines += _input_copies(sig)
+    lines += _padding(sig, cparams)
     for p in b.overload.all_params:
         if p.kind is ArgKind.CALLBACK:
             lines.append(f"  {ns}::cb_{i}_{p.name} {p.name}_fn{{{p.name}}};")
     if sig.returned_output:
         lines.append(f"  {sig.returns.cpp} {sig.returned_output};")  # type: ignore[union-attr]
     ctor = [temp] + [_argument(ns, i, sig, p, cparams) for p in b.overload.ctor_params]
-    args = [_argument(ns, i, sig, p, cparams) for p in b.overload.params]
+    args = [_argument(ns, i, sig, p, cparams) for p in b.overload.params if p.pad is None]
     call = f"Prim({', '.join(ctor)}).{b.cpp_method}({', '.join(args)})"
     if b.values.get("broadcast") is True:
         lines += _broadcast(b, call)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._model import ArgKind, Binding, Constraint, CubEnum, Order, Overload, Param, TemplateParam, TParamKind
+from ._model import ArgKind, Binding, Constraint, CubEnum, Order, Overload, Pad, Param, TemplateParam, TParamKind
 
 __all__ = [
     "BLOCK_DIMS",
@@ -12,6 +12,7 @@ __all__ = [
     "ITEMS_PER_THREAD",
     "LOGICAL_WARP_CONSTRAINT",
     "THREADS",
+    "VALID_TYPE",
     "aggregate",
     "array",
     "block_threads_multiple_of_warp",
@@ -50,6 +51,15 @@ COUNT_TYPE = TemplateParam(
     kinds=("int", "uint"),
     doc="Integer type of a count (``valid_items``) as the kernel passes it; any width, never truncated.",
 )
+VALID_TYPE = TemplateParam(
+    name="valid_type",
+    cpp="ValidT",
+    kind=TParamKind.TYPE,
+    optional=True,
+    default="int32",
+    kinds=("int", "uint"),
+    doc="Integer type of ``valid_items`` where the call has another count of its own type (top-k's ``k``).",
+)
 
 
 BROADCAST = TemplateParam(
@@ -87,12 +97,15 @@ def scalar(
     return Param(name=name, kind=ArgKind.SCALAR, type=type_, doc=doc, uniform=uniform, bounds=bounds)
 
 
-def count(limit: str, doc: str, *, empty: str | None = None) -> Param:
-    """``valid_items``: an integer of any width, clamped to [0, ``limit``] (see ``Param.count_limit``:
-    ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``); ``empty``: see ``Param.empty``."""
+def count(
+    limit: str, doc: str, *, empty: str | None = None, pad: Pad | None = None, type_: str = "count_type"
+) -> Param:
+    """``valid_items``: an integer of any width (of the TYPE parameter ``type_``), clamped to [0, ``limit``] (see
+    ``Param.count_limit``: ``"tile"``, ``"block"``, ``"warp"`` or ``"warp_tile"``); ``empty``: see ``Param.empty``;
+    ``pad``: see ``Param.pad``."""
     return Param(
-        name="valid_items", kind=ArgKind.SCALAR, type="count_type", count_limit=limit, uniform=True, doc=doc,  # type: ignore[arg-type]
-        empty=empty,
+        name="valid_items", kind=ArgKind.SCALAR, type=type_, count_limit=limit, uniform=True, doc=doc,  # type: ignore[arg-type]
+        empty=empty, pad=pad,
     )
 
 
@@ -123,8 +136,11 @@ def op(
     doc: str = "Binary operator.",
     *,
     order: Order | None = None,
+    associative: bool = False,
 ) -> Param:
-    return Param(name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc, order=order)
+    return Param(
+        name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc, order=order, associative=associative
+    )
 
 
 def block_threads_multiple_of_warp(algorithms: tuple[CubEnum, ...], fix: str) -> Constraint:
@@ -187,7 +203,7 @@ def scan_overloads(
     ``inits`` lists which seeds exist (True: with ``initial_value``) for the scalar form, ``array_inits``
     for the array form (default: ``inits``).
     """
-    ops = (op(doc="Binary associative scan operator."),) if scan_op else ()
+    ops = (op(doc="Binary associative scan operator.", associative=True),) if scan_op else ()
     result = []
     for shape in ("scalar", "array") if arrays else ("scalar",):
         io: tuple[Param, ...] = (

@@ -31,13 +31,14 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import SpecError
 from . import _extent
 from ._operators import KnownOp, UserCallback, UserOp
+from ._pad import Pad
 from ._types import BUILTIN_TYPES, ValueType
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "Direction",
     "Method",
     "Overload",
+    "Pad",
     "Param",
     "PrimitiveSpec",
     "Scope",
@@ -322,6 +324,13 @@ class Param:
     order: Order | None = None
     """For a comparison OPERATOR: what it must be (``"strict_weak"``: a known operator that is not one is refused;
     a user function is the caller's documented precondition)."""
+    associative: bool = False
+    """For an OPERATOR combining values: CUB applies it in any grouping (reductions, scans), so it must be
+    associative: a known operator that is not (``"-"``) is refused; a user function is the caller's documented
+    precondition."""
+    pad: Pad | None = None
+    """For a count (``count_limit``) the CUB class does not take: the wrapper honours it by padding the tile
+    (:class:`~._pad.Pad`) and does not pass it to CUB."""
     uniform: bool = False
     """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
     (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
@@ -368,6 +377,10 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only comparison operators have an order")
         if self.empty is not None and self.count_limit is None:
             raise ValueError(f"parameter {self.name!r}: only counts have a result for an empty count")
+        if self.associative and (self.kind is not ArgKind.OPERATOR or self.returns == "bool"):
+            raise ValueError(f"parameter {self.name!r}: only operators combining values are associative")
+        if self.pad is not None and self.count_limit is None:
+            raise ValueError(f"parameter {self.name!r}: only counts pad a tile")
 
     def _check_default(self) -> None:
         limited = self.default is not None or self.bounds is not None or self.at_least is not None
@@ -421,6 +434,18 @@ class Overload:
     ctor_params: tuple[Param, ...] = ()
     """Constructor arguments after the TempStorage (e.g. BlockRunLengthDecode's runs)."""
     doc: str = ""
+
+    def __post_init__(self) -> None:
+        params = {p.name: p for p in self.all_params}
+        for p in self.all_params:
+            pad = p.pad
+            if pad is None:
+                continue
+            target = params.get(pad.array)
+            if target is None or target.kind is not ArgKind.ARRAY:
+                raise ValueError(f"overload {self.name!r}: {p.name} pads {pad.array!r}, which is not an array of it")
+            if any(params.get(n) is None or params[n].count_limit is None for n in pad.limits):
+                raise ValueError(f"overload {self.name!r}: {p.name} limits {pad.limits}, which are not all counts")
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -481,11 +506,12 @@ class Method:
                 return ov
         raise SpecError(f"{self.name} has no overload {name!r}; use one of {', '.join(o.name for o in self.overloads)}")
 
-    def match(self, given: Mapping[str, bool]) -> Overload:
+    def match(self, given: Mapping[str, bool], order: Sequence[str] = ()) -> Overload:
         """The overload taking exactly the arguments ``given`` (name -> passed as an array).
 
         Outputs are implied and not given; aggregates are given when the caller asks for one.
-        SpecError when no overload matches.
+        SpecError when no overload matches; it lists the forms with their arguments in ``order`` (the public
+        signature's), else in the spec's.
         """
         for ov in self.overloads:
             sig = {p.name: p for p in ov.all_params if p.kind is not ArgKind.OUTPUT}
@@ -495,17 +521,22 @@ class Method:
                 if p.kind in (ArgKind.SCALAR, ArgKind.ARRAY)
             ):
                 return ov
+        rank = {n: i for i, n in enumerate(order)}
+
+        def ordered(names: Iterable[str]) -> list[str]:
+            return sorted(names, key=lambda n: rank.get(n, len(rank)))
+
         shapes = "; ".join(
             "("
             + ", ".join(
                 p.name + ("[]" if p.kind is ArgKind.ARRAY else "")
-                for p in ov.all_params
-                if p.kind is not ArgKind.OUTPUT
+                for p in sorted((p for p in ov.all_params if p.kind is not ArgKind.OUTPUT),
+                                key=lambda p: rank.get(p.name, len(rank)))
             )
             + ")"
             for ov in self.overloads
         )
-        got = ", ".join(n + ("[]" if a else "") for n, a in given.items())
+        got = ", ".join(n + ("[]" if given[n] else "") for n in ordered(given))
         raise SpecError(
             f"{self.name} takes no arguments ({got}); it takes one of {shapes}",
             detail=f"no form takes the arguments ({got}); the forms are {shapes}",
@@ -555,6 +586,13 @@ class PrimitiveSpec:
             raise ValueError(f"{self.name}: duplicate template parameter names")
         if self.scope is Scope.WARP and "threads" not in names:
             raise ValueError(f"{self.name}: warp-scope primitives need a 'threads' template parameter")
+        for method in self.methods:
+            for ov in method.overloads:
+                kinds = {t.name: t.kind for t in (*self.tparams, *ov.tparams)}
+                for p in ov.all_params:
+                    if p.pad and p.pad.descending and kinds.get(p.pad.descending) is not TParamKind.BOOL:
+                        raise ValueError(f"{self.name}.{method.name}: {p.name} pads by {p.pad.descending!r}, "
+                                         "which is not a BOOL template parameter")
 
     def method(self, name: str) -> Method:
         """The method called ``name`` (Python or CUB spelling); SpecError listing the others otherwise."""

@@ -26,6 +26,8 @@ class KnownOp(enum.Enum):
 
     PLUS = ("::cuda::std::plus<>", ("+", "add", "sum", "plus"), "arith")
     MULTIPLIES = ("::cuda::std::multiplies<>", ("*", "mul", "multiply", "multiplies", "prod"), "arith")
+    MINUS = ("::cuda::std::minus<>", ("-", "sub", "subtract", "minus"), "arith")
+    """``a - b``: not associative, so refused where the operator must be (``Param.associative``)."""
     MINIMUM = ("::cuda_coop_detail::minimum", ("min", "minimum"), "ordered")
     """NumPy's ``minimum``: a NaN operand gives NaN (``_render``'s ``numpy_extremum``)."""
     MAXIMUM = ("::cuda_coop_detail::maximum", ("max", "maximum"), "ordered")
@@ -57,6 +59,12 @@ class KnownOp(enum.Enum):
         """The C++ expression of the operator's identity for items of C++ type ``{T}`` (the result of an empty
         reduction: ``Param.empty``); None for comparisons."""
         return _IDENTITIES.get(self)
+
+    @property
+    def associative(self) -> bool:
+        """Whether ``op(op(a, b), c) == op(a, op(b, c))`` (up to floating-point rounding): every known operator but
+        ``"-"``; a comparison's result is a bool, never combined again (see :attr:`is_comparison`)."""
+        return self is not KnownOp.MINUS and not self.is_comparison
 
     @property
     def is_comparison(self) -> bool:
@@ -106,12 +114,12 @@ _COMPARISONS = frozenset(
     {KnownOp.LESS, KnownOp.GREATER, KnownOp.LESS_EQUAL, KnownOp.GREATER_EQUAL, KnownOp.EQUAL_TO, KnownOp.NOT_EQUAL_TO}
 )
 STRICT_WEAK_ORDERS = frozenset({KnownOp.LESS, KnownOp.GREATER})
-_IDENTITIES = {  # casts, not T{}: a C++ type name may be several words (unsigned long long)
-    KnownOp.PLUS: "static_cast<{T}>(0)",
+_IDENTITIES = {
+    KnownOp.PLUS: "cuda_coop_detail::zero<{T}>()",
     KnownOp.MULTIPLIES: "static_cast<{T}>(1)",
-    KnownOp.BIT_AND: "static_cast<{T}>(~static_cast<{T}>(0))",
-    KnownOp.BIT_OR: "static_cast<{T}>(0)",
-    KnownOp.BIT_XOR: "static_cast<{T}>(0)",
+    KnownOp.BIT_AND: "static_cast<{T}>(~cuda_coop_detail::zero<{T}>())",
+    KnownOp.BIT_OR: "cuda_coop_detail::zero<{T}>()",
+    KnownOp.BIT_XOR: "cuda_coop_detail::zero<{T}>()",
     KnownOp.MAXIMUM: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.FMAX: "cuda_coop_detail::lowest_value<{T}>()",
     KnownOp.MINIMUM: "cuda_coop_detail::highest_value<{T}>()",
@@ -123,6 +131,7 @@ _BY_ALIAS = {alias: op for op in KnownOp for alias in (op.name.lower(), *op.alia
 _BY_CALLABLE: dict[object, KnownOp] = {
     operator.add: KnownOp.PLUS,
     operator.mul: KnownOp.MULTIPLIES,
+    operator.sub: KnownOp.MINUS,
     min: KnownOp.MINIMUM,
     max: KnownOp.MAXIMUM,
     operator.and_: KnownOp.BIT_AND,

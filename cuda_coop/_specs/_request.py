@@ -113,6 +113,13 @@ def _coerce_operator(where: str, binding_types: Binding, param: Param, value: ob
                 "so equal keys would not keep their order. Pass '<' (ascending), '>' (descending), or a function "
                 "that is false for equal keys"
             )
+        if param.associative and not op.associative:
+            raise at(
+                where, f"{param.name}={op.aliases[0]!r} is not associative: (a {op.aliases[0]} b) {op.aliases[0]} c "
+                f"differs from a {op.aliases[0]} (b {op.aliases[0]} c), and the threads combine their items in an "
+                "order CUB chooses, so the result would depend on it. Pass an associative operator ('+', '*', 'min', "
+                "'max', '&', '|', '^') or a function that is one (e.g. negate the items first and sum them)"
+            )
         for ref in param.args:
             vt = binding_types.type_of(ref)
             if not op.supports(vt):

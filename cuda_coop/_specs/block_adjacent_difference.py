@@ -21,8 +21,8 @@ _OUT = out_array(
 )
 _OP = op(
     doc="The difference operator ``op(item, neighbour)``: a Python function of two values returning a value of "
-    "the items' dtype (``operator.sub``, ``lambda a, b: a - b``...) or a known operator (``'+'``, ``'max'``...). "
-    "There is no known ``'-'``: CUB has no subtraction functor, so a subtraction is a Python function."
+    "the items' dtype (``lambda a, b: abs(a - b)``...) or a known operator: ``'-'`` (``operator.sub``, "
+    "``np.subtract``: libcu++'s ``cuda::std::minus``), ``'+'``, ``'max'``..."
 )
 _PRED = scalar(
     "tile_predecessor_item",

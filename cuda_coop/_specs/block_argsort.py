@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array
 from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 from .block_radix_sort import (
@@ -26,6 +26,7 @@ from .block_radix_sort import (
     RADIX_BITS,
     SORT_CONSTRAINTS,
     SortOutput,
+    partial_tile,
     storage_constraint,
 )
 
@@ -122,6 +123,12 @@ _BASE = Param(
     doc="Added to every tile position (e.g. ``cuda.blockIdx.x * tile`` for positions in the whole array); an "
     "int64 value.",
 )
+_VALID = partial_tile(
+    "Sort only the tile's first ``valid_items`` keys (blocked positions ``t*N + i``) with their indices into the "
+    "first ``valid_items`` positions of the result: ``np.argsort(tile[:valid_items], kind=\"stable\") + base`` "
+    "(in the ``output`` arrangement); the later positions hold unspecified keys and indices."
+)
+_TPARAMS = (ITEMS_PER_THREAD, DESCENDING, OUTPUT, BIT_TYPE)
 
 BLOCK_ARGSORT = register_primitive(
     PrimitiveSpec(
@@ -149,10 +156,11 @@ BLOCK_ARGSORT = register_primitive(
                     "output": {SortOutput.SORT_OUTPUT_BLOCKED: "", SortOutput.SORT_OUTPUT_STRIPED: "BlockedToStriped"},
                 },
                 overloads=(
+                    Overload(name="pairs", params=(_KEYS, _INDICES, _BASE, BEGIN_BIT, END_BIT), tparams=_TPARAMS),
                     Overload(
-                        name="pairs",
-                        params=(_KEYS, _INDICES, _BASE, BEGIN_BIT, END_BIT),
-                        tparams=(ITEMS_PER_THREAD, DESCENDING, OUTPUT, BIT_TYPE),
+                        name="pairs_valid",
+                        params=(_KEYS, _INDICES, _BASE, BEGIN_BIT, END_BIT, _VALID),
+                        tparams=(*_TPARAMS, COUNT_TYPE),
                     ),
                 ),
                 doc="Fill ``indices`` with ``base`` + tile positions and sort them with the keys, stably. "

@@ -51,9 +51,9 @@ FLAG_TYPE = TemplateParam(
     doc="Type of the validity flags (bool or an integer; nonzero means valid).",
 )
 
-_ITEMS = array("items", doc="This thread's input items, a ``cuda.local.array(N, dtype)``.")
+_X = array("x", doc="This thread's input items, a ``cuda.local.array(N, dtype)``.")
 _OUTPUT = out_array(
-    "output", in_place_of="items", doc="Receives this thread's items after the exchange (default: ``items``, in place)."
+    "output", in_place_of="x", doc="Receives this thread's items after the exchange (default: ``x``, in place)."
 )
 _RANKS = array(
     "ranks",
@@ -81,12 +81,12 @@ _FLAGS = array(
 
 
 def _transpose(name: str, doc: str) -> Method:
-    return Method(name=name, overloads=(Overload(name="array", params=(_ITEMS, _OUTPUT)),), doc=doc)
+    return Method(name=name, overloads=(Overload(name="array", params=(_X, _OUTPUT)),), doc=doc)
 
 
 def _scatter(name: str, doc: str, params: tuple[Param, ...], tparams: tuple[TemplateParam, ...]) -> Method:
     """A scatter in CUB's argument order: input items, output items, ranks (and flags)."""
-    overload = Overload(name="array", params=(_ITEMS, _OUTPUT, *params), tparams=tparams)
+    overload = Overload(name="array", params=(_X, _OUTPUT, *params), tparams=tparams)
     return Method(name=name, overloads=(overload,), doc=doc)
 
 

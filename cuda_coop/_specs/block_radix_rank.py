@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array, out_array
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, out_array
 from ._model import (
     Binding,
     Constraint,
@@ -32,7 +32,15 @@ from ._model import (
     TParamKind,
 )
 from ._registry import register_primitive
-from .block_radix_sort import BEGIN_BIT, BIT_TYPE, END_BIT, INNER_SCAN_ALGORITHM, KEY_TYPE, SORT_CONSTRAINTS
+from .block_radix_sort import (
+    BEGIN_BIT,
+    BIT_TYPE,
+    END_BIT,
+    INNER_SCAN_ALGORITHM,
+    KEY_TYPE,
+    SORT_CONSTRAINTS,
+    partial_tile,
+)
 
 __all__ = ["BLOCK_RADIX_RANK", "SUPPORT", "RadixRankAlgorithm"]
 
@@ -144,8 +152,8 @@ public:
 """
 
 RADIX_BITS = TemplateParam(
-    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT,
-    doc="Width of the digit in bits (``2**radix_bits`` digits).",
+    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
+    doc="Width of the digit in bits (``2**radix_bits`` digits; default 4, as ``radix_sort``'s passes).",
 )
 DESCENDING = TemplateParam(
     name="descending", cpp="IsDescending", kind=TParamKind.BOOL, optional=True, default=False,
@@ -220,7 +228,16 @@ _CONSTRAINTS = (
     ),
 )
 
+_VALID = partial_tile(
+    "Rank only the tile's first ``valid_items`` keys: in blocked order (``t*N + i``), or for ``\"match\"`` in "
+    "its warp-striped order ((warp, item, lane): position ``w*32*N + i*W + l`` with ``W`` the warp's lanes). The "
+    "later keys rank after every valid one (ranks ``valid_items`` and up); the valid keys' ranks, and the "
+    "``digit_prefix`` entries of every digit the bit range can hold, are those of the valid keys alone (ascending, "
+    "an entry past those digits, when ``end_bit - begin_bit < radix_bits``, counts the whole tile).",
+    warp_striped=(RadixRankAlgorithm.RADIX_RANK_MATCH,),
+)
 _BITS = (ITEMS_PER_THREAD, BIT_TYPE)
+_PREFIX_BITS = (ITEMS_PER_THREAD, BINS_PER_THREAD, BIT_TYPE)
 
 BLOCK_RADIX_RANK = register_primitive(
     PrimitiveSpec(
@@ -246,9 +263,17 @@ BLOCK_RADIX_RANK = register_primitive(
                 overloads=(
                     Overload(name="ranks", params=(_KEYS, _RANKS, BEGIN_BIT, END_BIT), tparams=_BITS),
                     Overload(
-                        name="ranks_prefix",
-                        params=(_KEYS, _RANKS, _PREFIX, BEGIN_BIT, END_BIT),
-                        tparams=(ITEMS_PER_THREAD, BINS_PER_THREAD, BIT_TYPE),
+                        name="ranks_prefix", params=(_KEYS, _RANKS, _PREFIX, BEGIN_BIT, END_BIT), tparams=_PREFIX_BITS
+                    ),
+                    Overload(
+                        name="ranks_valid",
+                        params=(_KEYS, _RANKS, BEGIN_BIT, END_BIT, _VALID),
+                        tparams=(*_BITS, COUNT_TYPE),
+                    ),
+                    Overload(
+                        name="ranks_prefix_valid",
+                        params=(_KEYS, _RANKS, _PREFIX, BEGIN_BIT, END_BIT, _VALID),
+                        tparams=(*_PREFIX_BITS, COUNT_TYPE),
                     ),
                 ),
                 doc="Rank the tile's keys by one digit of their bit-ordered form (and the digits' first ranks).",

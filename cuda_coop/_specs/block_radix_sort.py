@@ -27,7 +27,7 @@ tests/gpu/test_radix_sort_half.py checks every class of bit pattern on the GPU.
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, ITEMS_PER_THREAD, array
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, count
 from ._model import (
     ArgKind,
     Binding,
@@ -35,6 +35,7 @@ from ._model import (
     CubEnum,
     Method,
     Overload,
+    Pad,
     Param,
     PrimitiveSpec,
     Scope,
@@ -59,6 +60,7 @@ __all__ = [
     "RADIX_BITS",
     "SORT_CONSTRAINTS",
     "SortOutput",
+    "partial_tile",
     "sort_storage_bytes",
     "storage_constraint",
 ]
@@ -159,6 +161,34 @@ END_BIT = Param(
 )
 _TPARAMS = (ITEMS_PER_THREAD, DESCENDING, OUTPUT, BIT_TYPE)
 
+PARTIAL_DOC = (
+    "Any value at or above the tile size means the whole tile, 0 or less none. CUB's class sorts whole tiles: "
+    "before it runs, the keys past the count are replaced by the key that sorts after every valid one in CUB's "
+    "order (all bits set in the bit-ordered form, all clear for a descending order), so the valid keys keep "
+    "their order among equals."
+)
+
+
+def partial_tile(
+    what: str,
+    *,
+    limit: str = "tile",
+    descending: str | None = "descending",
+    limits: tuple[str, ...] = (),
+    warp_striped: tuple[CubEnum, ...] = (),
+    type_: str = "count_type",
+) -> Param:
+    """``valid_items`` of a sort or rank of ``keys`` (``what`` says what it does): a count the wrapper honours by
+    padding the keys (``Param.pad``, ``_pad``), clamped to [0, ``limit``]."""
+    pad = Pad(array="keys", descending=descending, limits=limits, warp_striped=warp_striped)
+    return count(limit, f"{what} {PARTIAL_DOC}", pad=pad, type_=type_)
+
+
+_VALID = partial_tile(
+    "Sort only the tile's first ``valid_items`` keys (blocked positions ``t*N + i``) into the first ``valid_items`` "
+    "positions of the result (in the ``output`` arrangement); the later positions hold unspecified keys and values."
+)
+
 SHARED_BYTES = 48 * 1024
 
 
@@ -228,6 +258,14 @@ BLOCK_RADIX_SORT = register_primitive(
                 overloads=(
                     Overload(name="keys", params=(_KEYS, BEGIN_BIT, END_BIT), tparams=_TPARAMS),
                     Overload(name="pairs", params=(_KEYS, _VALUES, BEGIN_BIT, END_BIT), tparams=_TPARAMS),
+                    Overload(
+                        name="keys_valid", params=(_KEYS, BEGIN_BIT, END_BIT, _VALID), tparams=(*_TPARAMS, COUNT_TYPE)
+                    ),
+                    Overload(
+                        name="pairs_valid",
+                        params=(_KEYS, _VALUES, BEGIN_BIT, END_BIT, _VALID),
+                        tparams=(*_TPARAMS, COUNT_TYPE),
+                    ),
                 ),
                 doc="Sort the block's tile of keys (and values). " + KEY_ORDER_DOC,
             ),

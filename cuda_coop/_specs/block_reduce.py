@@ -101,7 +101,7 @@ BLOCK_REDUCE = register_primitive(
             Method(
                 name="reduce",
                 returns="dtype",
-                overloads=reduce_overloads(op(), limit="block", valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(op(associative=True), limit="block", valid_doc=_VALID_DOC),
                 doc="Reduce the block's items with ``op``; the result is valid in thread 0.",
             ),
             Method(

@@ -17,7 +17,7 @@ order (the same as ``coop.block.radix_sort``) for the cost of one block sort. Th
 
 from __future__ import annotations
 
-from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array
+from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, VALID_TYPE, array
 from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
 from ._registry import register_primitive
 from .block_radix_sort import (
@@ -28,10 +28,11 @@ from .block_radix_sort import (
     RADIX_BITS,
     SORT_CONSTRAINTS,
     VALUE_TYPE,
+    partial_tile,
     storage_constraint,
 )
 
-__all__ = ["BLOCK_TOP_K", "SUPPORT"]
+__all__ = ["BLOCK_TOP_K", "SUPPORT", "top_k_overloads"]
 
 SUPPORT = r"""
 namespace cuda_coop
@@ -121,6 +122,28 @@ public:
 } // namespace cuda_coop
 """
 
+def top_k_overloads(
+    *,
+    keys: Param,
+    k: Param,
+    out_keys: Param,
+    values: Param,
+    out_values: Param,
+    offset: Param,
+    valid: Param,
+    tparams: tuple[TemplateParam, ...],
+) -> tuple[Overload, ...]:
+    """A top-k's forms, in the wrapper's argument order: keys, or pairs, over a whole tile or a partial one (the
+    partial tile's count has a type of its own, ``valid_type``, beside k's ``count_type``)."""
+    keys_only, pairs = (keys, k, out_keys, offset), (keys, k, out_keys, values, out_values, offset)
+    return (
+        Overload(name="keys", params=keys_only, tparams=tparams),
+        Overload(name="pairs", params=pairs, tparams=tparams),
+        Overload(name="keys_valid", params=(*keys_only, valid), tparams=(*tparams, VALID_TYPE)),
+        Overload(name="pairs_valid", params=(*pairs, valid), tparams=(*tparams, VALID_TYPE)),
+    )
+
+
 LARGEST = TemplateParam(
     name="largest", cpp="Largest", kind=TParamKind.BOOL, optional=True, default=True,
     doc="The k largest keys, largest first (default); False: the k smallest, smallest first.",
@@ -138,7 +161,7 @@ _K = Param(
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, tile)",
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, valid_items, tile)",
         doc=f"A 1-D C-contiguous array (global or shared) receiving the top {what} at ``[offset, offset + k)``.",
     )
 
@@ -151,6 +174,13 @@ _OFFSET = Param(
     "int64 value.",
 )
 _TPARAMS = (ITEMS_PER_THREAD, COUNT_TYPE, LARGEST)
+_VALID = partial_tile(
+    "Take the top k of the tile's first ``valid_items`` keys (blocked positions ``t*N + i``) only: at most "
+    "``min(k, valid_items)`` keys are written.",
+    descending="largest",
+    limits=("k",),
+    type_="valid_type",
+)
 
 BLOCK_TOP_K = register_primitive(
     PrimitiveSpec(
@@ -174,11 +204,9 @@ BLOCK_TOP_K = register_primitive(
                 name="top_k",
                 cpp="TopK{largest}",
                 choices={"largest": {False: "Smallest", True: "Largest"}},
-                overloads=(
-                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
-                    Overload(
-                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
-                    ),
+                overloads=top_k_overloads(
+                    keys=_KEYS, k=_K, out_keys=_OUT_KEYS, values=_VALUES, out_values=_OUT_VALUES, offset=_OFFSET,
+                    valid=_VALID, tparams=_TPARAMS,
                 ),
                 doc="Write the tile's k largest (or smallest) keys, in order, and their values. " + KEY_ORDER_DOC,
             ),

@@ -16,11 +16,11 @@ There is no bit range. Logical warps of a power of two lanes up to 32 (CUB's mer
 
 from __future__ import annotations
 
-from ._common import ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, array
+from ._common import COUNT_TYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, array
 from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 from .block_argsort import INDEX_TYPE
-from .block_radix_sort import DESCENDING, KEY_ORDER_DOC, KEY_TYPE
+from .block_radix_sort import DESCENDING, KEY_ORDER_DOC, KEY_TYPE, partial_tile
 
 __all__ = ["RADIX_ORDER_SUPPORT", "WARP_ARGSORT"]
 
@@ -126,6 +126,12 @@ _BASE = Param(
     name="base", kind=ArgKind.SCALAR, type="int64", default=0, uniform=True,
     doc="Added to every warp-tile position (e.g. the warp tile's offset in the whole array); an int64 value.",
 )
+_VALID = partial_tile(
+    "Sort only the logical warp tile's first ``valid_items`` keys (positions ``l*N + i``) with their indices into "
+    "its first ``valid_items`` positions; the later positions hold unspecified keys and indices. Clamped to [0, "
+    "warp tile].",
+    limit="warp_tile",
+)
 
 WARP_ARGSORT = register_primitive(
     PrimitiveSpec(
@@ -141,6 +147,11 @@ WARP_ARGSORT = register_primitive(
                 choices={"descending": {False: "", True: "Descending"}},
                 overloads=(
                     Overload(name="pairs", params=(_KEYS, _INDICES, _BASE), tparams=(ITEMS_PER_THREAD, DESCENDING)),
+                    Overload(
+                        name="pairs_valid",
+                        params=(_KEYS, _INDICES, _BASE, _VALID),
+                        tparams=(ITEMS_PER_THREAD, DESCENDING, COUNT_TYPE),
+                    ),
                 ),
                 doc="Fill ``indices`` with ``base`` + warp-tile positions and sort them with the keys, stably. "
                 + KEY_ORDER_DOC,

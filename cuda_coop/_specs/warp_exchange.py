@@ -48,9 +48,9 @@ RANK_TYPE = TemplateParam(
     doc="Integer type of the ranks, as the kernel's array holds them.",
 )
 
-_ITEMS = array("items", doc="This thread's input items, a ``cuda.local.array(N, dtype)``.")
+_X = array("x", doc="This thread's input items, a ``cuda.local.array(N, dtype)``.")
 _OUTPUT = out_array(
-    "output", in_place_of="items", doc="Receives this thread's items after the exchange (default: ``items``, in place)."
+    "output", in_place_of="x", doc="Receives this thread's items after the exchange (default: ``x``, in place)."
 )
 _RANKS = array(
     "ranks",
@@ -75,7 +75,7 @@ def _shuffle_types(b: Binding) -> bool:
 
 
 def _transpose(name: str, doc: str) -> Method:
-    return Method(name=name, overloads=(Overload(name="array", params=(_ITEMS, _OUTPUT)),), doc=doc)
+    return Method(name=name, overloads=(Overload(name="array", params=(_X, _OUTPUT)),), doc=doc)
 
 
 WARP_EXCHANGE = register_primitive(
@@ -89,7 +89,7 @@ WARP_EXCHANGE = register_primitive(
         methods=(  # the scatter first: the transposes (last) are the methods every algorithm runs
             Method(
                 name="scatter_to_striped",
-                overloads=(Overload(name="array", params=(_ITEMS, _OUTPUT, _RANKS), tparams=(RANK_TYPE,)),),
+                overloads=(Overload(name="array", params=(_X, _OUTPUT, _RANKS), tparams=(RANK_TYPE,)),),
                 doc="Move each item to the position its rank gives in the logical warp's striped arrangement.",
             ),
             _transpose("blocked_to_striped", "Rearrange each logical warp's blocked items into a striped arrangement."),

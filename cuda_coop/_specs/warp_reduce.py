@@ -29,7 +29,7 @@ WARP_REDUCE = register_primitive(
             Method(
                 name="reduce",
                 returns="dtype",
-                overloads=reduce_overloads(op(), limit="warp", valid_doc=_VALID_DOC),
+                overloads=reduce_overloads(op(associative=True), limit="warp", valid_doc=_VALID_DOC),
                 doc="Reduce the logical warp's items with ``op``; valid in lane 0.",
             ),
             Method(
@@ -53,13 +53,13 @@ WARP_REDUCE = register_primitive(
             Method(
                 name="head_segmented_reduce",
                 returns="dtype",
-                overloads=_segmented("head_flag", op()),
+                overloads=_segmented("head_flag", op(associative=True)),
                 doc="Segmented reductions by head flags.",
             ),
             Method(
                 name="tail_segmented_reduce",
                 returns="dtype",
-                overloads=_segmented("tail_flag", op()),
+                overloads=_segmented("tail_flag", op(associative=True)),
                 doc="Segmented reductions by tail flags.",
             ),
         ),

@@ -27,7 +27,7 @@ def _both(init: bool) -> Overload:
             output("inclusive_output"),
             output("exclusive_output"),
             *((_INIT,) if init else ()),
-            op(doc="Binary associative scan operator."),
+            op(doc="Binary associative scan operator.", associative=True),
         ),
     )
 

@@ -15,10 +15,10 @@ Logical warps of a power of two lanes up to 32 (CUB's merge network needs one).
 from __future__ import annotations
 
 from ._common import COUNT_TYPE, ITEMS_PER_THREAD, LOGICAL_WARP_CONSTRAINT, THREADS, array
-from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope
+from ._model import ArgKind, Method, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
-from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE
-from .block_top_k import LARGEST
+from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE, partial_tile
+from .block_top_k import LARGEST, top_k_overloads
 from .warp_argsort import RADIX_ORDER_SUPPORT
 
 __all__ = ["WARP_TOP_K"]
@@ -114,7 +114,7 @@ _K = Param(
 
 def _out(name: str, type_: str, what: str) -> Param:
     return Param(
-        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, warp_tile)",
+        name=name, kind=ArgKind.POINTER, type=type_, uniform=True, min_extent="offset + min(k, valid_items, warp_tile)",
         doc=f"A 1-D C-contiguous array (global or shared) receiving the logical warp's top {what} at "
         "``[offset, offset + k)``.",
     )
@@ -128,6 +128,14 @@ _OFFSET = Param(
     "int64 value, the same in every lane of the logical warp.",
 )
 _TPARAMS = (ITEMS_PER_THREAD, COUNT_TYPE, LARGEST)
+_VALID = partial_tile(
+    "Take the top k of the logical warp tile's first ``valid_items`` keys (positions ``l*N + i``) only: at most "
+    "``min(k, valid_items)`` keys are written. Clamped to [0, warp tile].",
+    limit="warp_tile",
+    descending="largest",
+    limits=("k",),
+    type_="valid_type",
+)
 
 WARP_TOP_K = register_primitive(
     PrimitiveSpec(
@@ -141,11 +149,9 @@ WARP_TOP_K = register_primitive(
                 name="top_k",
                 cpp="TopK{largest}",
                 choices={"largest": {False: "Smallest", True: "Largest"}},
-                overloads=(
-                    Overload(name="keys", params=(_KEYS, _K, _OUT_KEYS, _OFFSET), tparams=_TPARAMS),
-                    Overload(
-                        name="pairs", params=(_KEYS, _K, _OUT_KEYS, _VALUES, _OUT_VALUES, _OFFSET), tparams=_TPARAMS
-                    ),
+                overloads=top_k_overloads(
+                    keys=_KEYS, k=_K, out_keys=_OUT_KEYS, values=_VALUES, out_values=_OUT_VALUES, offset=_OFFSET,
+                    valid=_VALID, tparams=_TPARAMS,
                 ),
                 doc="Write the logical warp tile's k largest (or smallest) keys, in order, and their values. "
                 + KEY_ORDER_DOC,

@@ -7,8 +7,8 @@ from typing import Any
 from .._dsl._primitive import primitive
 
 
-@primitive("block_arg_reduce", "argmax", module="block")
-def argmax(x: Any, index: Any = None, *, items_per_thread: int | None = None) -> Any:
+@primitive("block_arg_reduce", "argmax", module="block", previous=("x", "index"))
+def argmax(x: Any, *, index: Any = None, items_per_thread: int | None = None) -> Any:
     """Return ``(value, position)``: the block's largest item and its position, the lowest on ties; valid in
     thread 0.
 
@@ -18,7 +18,7 @@ def argmax(x: Any, index: Any = None, *, items_per_thread: int | None = None) ->
     """
 
 
-@primitive("block_arg_reduce", "argmin", module="block")
-def argmin(x: Any, index: Any = None, *, items_per_thread: int | None = None) -> Any:
+@primitive("block_arg_reduce", "argmin", module="block", previous=("x", "index"))
+def argmin(x: Any, *, index: Any = None, items_per_thread: int | None = None) -> Any:
     """Return ``(value, position)``: the block's smallest item and its position, the lowest on ties; valid in
     thread 0. Forms as for :func:`argmax`; NaN counts as the smallest value, as in ``np.argmin``."""

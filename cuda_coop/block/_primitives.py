@@ -60,8 +60,8 @@ def sum(x: Any, *, valid_items: Any = None, algorithm: str = "auto",
     ``broadcast=True``). See :func:`reduce`."""
 
 
-@primitive("block_scan", "exclusive_sum", module="block")
-def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
+@primitive("block_scan", "exclusive_sum", module="block", previous=("x", "output"))
+def exclusive_sum(x: Any, *, output: Any = None, block_aggregate: Any = None, prefix_op: Any = None,
                   prefix_state: Any = None, algorithm: str = "auto", items_per_thread: int | None = None) -> Any:
     """Exclusive prefix sum across the block.
 
@@ -70,14 +70,14 @@ def exclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, pr
     """
 
 
-@primitive("block_scan", "inclusive_sum", module="block")
-def inclusive_sum(x: Any, output: Any = None, *, block_aggregate: Any = None, prefix_op: Any = None,
+@primitive("block_scan", "inclusive_sum", module="block", previous=("x", "output"))
+def inclusive_sum(x: Any, *, output: Any = None, block_aggregate: Any = None, prefix_op: Any = None,
                   prefix_state: Any = None, algorithm: str = "auto", items_per_thread: int | None = None) -> Any:
     """Inclusive prefix sum across the block. Forms as for :func:`exclusive_sum`."""
 
 
-@primitive("block_scan", "exclusive_scan", module="block")
-def exclusive_scan(x: Any, op: Any, initial_value: Any = None, output: Any = None, *, block_aggregate: Any = None,
+@primitive("block_scan", "exclusive_scan", module="block", previous=("x", "op", "initial_value", "output"))
+def exclusive_scan(x: Any, op: Any, *, initial_value: Any = None, output: Any = None, block_aggregate: Any = None,
                    prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "auto",
                    items_per_thread: int | None = None) -> Any:
     """Exclusive scan with ``op``, seeded with ``initial_value`` or by ``prefix_op`` (one is required).
@@ -86,8 +86,8 @@ def exclusive_scan(x: Any, op: Any, initial_value: Any = None, output: Any = Non
     """
 
 
-@primitive("block_scan", "inclusive_scan", module="block")
-def inclusive_scan(x: Any, op: Any, output: Any = None, *, initial_value: Any = None, block_aggregate: Any = None,
+@primitive("block_scan", "inclusive_scan", module="block", previous=("x", "op", "output"))
+def inclusive_scan(x: Any, op: Any, *, output: Any = None, initial_value: Any = None, block_aggregate: Any = None,
                    prefix_op: Any = None, prefix_state: Any = None, algorithm: str = "auto",
                    items_per_thread: int | None = None) -> Any:
     """Inclusive scan with ``op``. ``initial_value`` (array form only) is combined into the first item.

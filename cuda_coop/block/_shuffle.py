@@ -12,8 +12,8 @@ from typing import Any
 from .._dsl._primitive import primitive
 
 
-@primitive("block_shuffle", "offset", module="block")
-def shuffle_offset(x: Any, distance: Any = None) -> Any:
+@primitive("block_shuffle", "offset", module="block", previous=("x", "distance"))
+def shuffle_offset(x: Any, *, distance: Any = None) -> Any:
     """Return the ``x`` of the thread ``distance`` ranks away (default 1: the next thread).
 
     The result is unspecified in threads whose source rank lies outside the block (the last
@@ -21,16 +21,16 @@ def shuffle_offset(x: Any, distance: Any = None) -> Any:
     """
 
 
-@primitive("block_shuffle", "rotate", module="block")
-def shuffle_rotate(x: Any, distance: Any = None) -> Any:
+@primitive("block_shuffle", "rotate", module="block", previous=("x", "distance"))
+def shuffle_rotate(x: Any, *, distance: Any = None) -> Any:
     """Return the ``x`` of the thread ``distance`` ranks later (default 1), wrapping around the block.
 
     ``distance`` must lie in ``[0, block_threads]`` (see its description).
     """
 
 
-@primitive("block_shuffle", "up", module="block")
-def shuffle_up(x: Any, output: Any = None, *, block_suffix: Any = None, items_per_thread: int | None = None) -> None:
+@primitive("block_shuffle", "up", module="block", previous=("x", "output"))
+def shuffle_up(x: Any, *, output: Any = None, block_suffix: Any = None, items_per_thread: int | None = None) -> None:
     """Shift the tile up by one item: ``output`` item ``i`` of the tile is ``x`` item ``i - 1``.
 
     The tile's first item (thread 0's ``output[0]``) has no source and keeps ``output``'s previous value
@@ -38,8 +38,8 @@ def shuffle_up(x: Any, output: Any = None, *, block_suffix: Any = None, items_pe
     """
 
 
-@primitive("block_shuffle", "down", module="block")
-def shuffle_down(x: Any, output: Any = None, *, block_prefix: Any = None, items_per_thread: int | None = None) -> None:
+@primitive("block_shuffle", "down", module="block", previous=("x", "output"))
+def shuffle_down(x: Any, *, output: Any = None, block_prefix: Any = None, items_per_thread: int | None = None) -> None:
     """Shift the tile down by one item: ``output`` item ``i`` of the tile is ``x`` item ``i + 1``.
 
     The tile's last item (the last thread's ``output[N-1]``) has no source and keeps ``output``'s previous

@@ -507,7 +507,7 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
         if extent not in t.extents and cs.static.get(extent) is not None:
             raise cs.error(f"{extent}= is given but {prim.data}= is a scalar; pass a cuda.local.array")
     try:
-        overload = prim.method.match(t.present)
+        overload = prim.method.match(t.present, order=tuple(prim.signature.parameters))
     except SpecError as exc:  # lists the forms, arrays marked []
         raise cs.error(f"{exc.detail}; see help(coop.{prim.name})") from None
     for p in overload.params:  # a scalar output is the call's result, never an argument

@@ -7,8 +7,8 @@ from typing import Any
 from .._dsl._primitive import primitive
 
 
-@primitive("warp_arg_reduce", "argmax", module="warp")
-def argmax(x: Any, index: Any = None, *, threads: int = 32, items_per_thread: int | None = None) -> Any:
+@primitive("warp_arg_reduce", "argmax", module="warp", previous=("x", "index"))
+def argmax(x: Any, *, index: Any = None, threads: int = 32, items_per_thread: int | None = None) -> Any:
     """Return ``(value, position)``: the logical warp's largest item and its position, the lowest on ties;
     valid in its lane 0.
 
@@ -17,7 +17,7 @@ def argmax(x: Any, index: Any = None, *, threads: int = 32, items_per_thread: in
     """
 
 
-@primitive("warp_arg_reduce", "argmin", module="warp")
-def argmin(x: Any, index: Any = None, *, threads: int = 32, items_per_thread: int | None = None) -> Any:
+@primitive("warp_arg_reduce", "argmin", module="warp", previous=("x", "index"))
+def argmin(x: Any, *, index: Any = None, threads: int = 32, items_per_thread: int | None = None) -> Any:
     """Return ``(value, position)``: the logical warp's smallest item and its position, the lowest on ties;
     valid in its lane 0. Forms as for :func:`argmax`."""

@@ -11,12 +11,12 @@ from typing import Any
 from .._dsl._primitive import primitive
 
 
-@primitive("warp_merge_sort", "merge_sort", module="warp")
+@primitive("warp_merge_sort", "merge_sort", module="warp", previous=("keys", "compare", "values"))
 def merge_sort(
     keys: Any,
     compare: Any,
-    values: Any = None,
     *,
+    values: Any = None,
     valid_items: Any = None,
     oob_default: Any = None,
     stable: bool = False,

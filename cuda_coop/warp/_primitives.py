@@ -4,6 +4,11 @@
 split into ``block_threads / threads`` logical warps (by CUB's linear thread rank) that work
 independently. The block size must be a multiple of ``threads``. Each stub's parameters and
 defaults are checked against its CUB spec, which also writes the second half of its docstring.
+
+Where the block forms have more, CUB's warp classes have no equivalent: ``WarpReduce`` and ``WarpScan`` have one
+algorithm each (no ``algorithm=``); ``WarpScan`` takes one item per lane (no array form: no ``output=`` or
+``items_per_thread=``), has no prefix callback (no ``prefix_op=``/``prefix_state=``) and gives ``warp_aggregate=``
+where a block scan gives ``block_aggregate=``.
 """
 
 from __future__ import annotations
@@ -41,9 +46,13 @@ def inclusive_sum(x: Any, *, warp_aggregate: Any = None, threads: int = 32) -> A
     """Inclusive prefix sum across the logical warp."""
 
 
-@primitive("warp_scan", "exclusive_scan", module="warp")
-def exclusive_scan(x: Any, op: Any, initial_value: Any, *, warp_aggregate: Any = None, threads: int = 32) -> Any:
-    """Exclusive scan with ``op`` seeded with ``initial_value`` across the logical warp."""
+@primitive("warp_scan", "exclusive_scan", module="warp", previous=("x", "op", "initial_value"))
+def exclusive_scan(x: Any, op: Any, *, initial_value: Any, warp_aggregate: Any = None, threads: int = 32) -> Any:
+    """Exclusive scan with ``op`` seeded with ``initial_value`` across the logical warp.
+
+    ``initial_value`` is required: CUB's ``WarpScan`` has no prefix callback (``prefix_op=`` of
+    :func:`cuda.coop.block.exclusive_scan`) to seed it instead.
+    """
 
 
 @primitive("warp_scan", "inclusive_scan", module="warp")

@@ -43,7 +43,7 @@ def test_complex_is_refused(primitive) -> None:
 def test_lossy_index_is_refused() -> None:
     @cuda.jit
     def kernel(x, out, where):
-        v, p = coop.block.argmax(x[cuda.threadIdx.x], x[0])
+        v, p = coop.block.argmax(x[cuda.threadIdx.x], index=x[0])
         out[0] = v
         where[0] = p
 
@@ -61,10 +61,10 @@ def test_every_form_compiles_for_float16_on_a_3d_block() -> None:
         for i in range(3):
             items[i] = x[tid * 3 + i]
         a = coop.block.argmax(x[tid])
-        b = coop.block.argmax(x[tid], np.int64(5))
+        b = coop.block.argmax(x[tid], index=np.int64(5))
         c = coop.warp.argmax(items, threads=8)
         d = coop.warp.argmin(items)
-        e = coop.warp.argmin(x[tid], np.int64(tid))
+        e = coop.warp.argmin(x[tid], index=np.int64(tid))
         f = coop.block.argmin(x[tid])
         v[tid] = a[0] + b[0] + c[0] + d[0] + e[0] + f[0]
         p[tid] = a[1] + b[1] + c[1] + d[1] + e[1] + f[1]

@@ -36,7 +36,7 @@ def top_k_into_local(x, y):
     keys = cuda.local.array(4, np.int32)
     out = cuda.local.array(16, np.int32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, out)  # call
+    coop.block.top_k(keys, out, k=3)  # call
     y[0] = out[0]
 
 
@@ -45,7 +45,7 @@ def warp_top_k_into_local(x, y):
     keys = cuda.local.array(4, np.int32)
     out = cuda.local.array(16, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, 3, out)  # call
+    coop.warp.top_k(keys, out, k=3)  # call
     y[0] = out[0]
 
 
@@ -83,7 +83,7 @@ def top_k_16_into_4(x, y):
     keys = cuda.local.array(4, np.int32)
     out = cuda.shared.array(4, np.int32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 16, out)  # call
+    coop.block.top_k(keys, out, k=16)  # call
     y[0] = out[0]
 
 
@@ -109,7 +109,7 @@ def test_a_too_small_shared_array_is_refused() -> None:
 def top_k_at_minus_3(x, y):
     keys = cuda.local.array(4, np.int32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, y, offset=-3)  # call
+    coop.block.top_k(keys, y, k=3, offset=-3)  # call
 
 
 @cuda.jit
@@ -143,7 +143,7 @@ def test_a_negative_constant_offset_is_refused() -> None:
 def radix_sort_keys_as_values(x, y):
     keys = cuda.local.array(4, np.int32)
     keys[0] = x[0]
-    coop.block.radix_sort(keys, keys)  # call
+    coop.block.radix_sort(keys, values=keys)  # call
     y[0] = keys[0]
 
 
@@ -170,14 +170,14 @@ def top_k_values_into_the_keys(x, y):
     values = cuda.local.array(4, np.int32)
     keys[0] = x[0]
     values[0] = x[1]
-    coop.block.top_k(keys, 3, y, values, y)  # call
+    coop.block.top_k(keys, y, k=3, values=values, out_values=y)  # call
 
 
 @cuda.jit
 def scan_in_place(x, y):
     items = cuda.local.array(4, np.int32)
     coop.block.load(x, items)
-    coop.block.inclusive_sum(items, items)
+    coop.block.inclusive_sum(items, output=items)
     coop.block.store(y, items)
 
 
@@ -209,7 +209,7 @@ def radix_sort_first_2_of_4(x, y):
 def top_k_first_2_of_4(x, y):
     keys = cuda.local.array(4, np.int32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, y, items_per_thread=2)  # call
+    coop.block.top_k(keys, y, k=3, items_per_thread=2)  # call
 
 
 @cuda.jit
@@ -359,8 +359,8 @@ def test_one_value_outputs_of_pointer_abi_types_compile(dtype: str) -> None:
         items[1] = x[1]
         y[0] = coop.block.exclusive_sum(x[0], block_aggregate=agg)
         y[1] = coop.warp.inclusive_sum(x[1], warp_aggregate=wagg)
-        coop.block.shuffle_down(items, out, block_prefix=prefix)
-        coop.block.shuffle_up(items, out, block_suffix=suffix)
+        coop.block.shuffle_down(items, output=out, block_prefix=prefix)
+        coop.block.shuffle_up(items, output=out, block_suffix=suffix)
         y[2] = agg[0] + wagg[0] + prefix[0] + suffix[0] + out[0]
 
     assert compile_kernel(kernel, (T[::1], T[::1]), block=64).cubin
@@ -389,7 +389,7 @@ def radix_rank_of_1100_bits(x, y):
 def top_k_of_2_pow_64(x, y):
     keys = cuda.local.array(4, np.int32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 2**64, y)  # call
+    coop.block.top_k(keys, y, k=2**64)  # call
 
 
 def test_out_of_range_compile_time_integers_are_refused_before_nvrtc() -> None:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import operator
 import re
 import subprocess
 from collections import Counter
@@ -98,9 +97,13 @@ def _less_real(a, b):
     return a.real < b.real
 
 
+def _difference(a, b):
+    return a - b
+
+
 def _movement_kernel(item, less):
     """Warp load/store, warp scans (a constant seed), a block shuffle and a scalar scan (pointer-ABI results),
-    discontinuity ("!="), adjacent difference (operator.sub through the shim), warp exchange, merge sort."""
+    discontinuity ("!="), adjacent difference (a Python difference through the shim), warp exchange, merge sort."""
 
     @cuda.jit
     def kernel(x, y, flags):
@@ -109,12 +112,12 @@ def _movement_kernel(item, less):
         out = cuda.local.array(4, item)
         f = cuda.local.array(4, np.int32)
         coop.warp.load(x, items, algorithm="direct")
-        a = coop.warp.exclusive_scan(items[0], "+", 0)
+        a = coop.warp.exclusive_scan(items[0], "+", initial_value=0)
         b = coop.warp.inclusive_sum(items[1])
-        c = coop.block.shuffle_offset(items[2], 1)
-        d = coop.block.exclusive_scan(items[3], "*", 1)
+        c = coop.block.shuffle_offset(items[2], distance=1)
+        d = coop.block.exclusive_scan(items[3], "*", initial_value=1)
         coop.block.flag_heads(items, f, "!=")
-        coop.block.subtract_left(items, operator.sub, out)
+        coop.block.subtract_left(items, _difference, output=out)
         coop.warp.blocked_to_striped(items)
         coop.block.merge_sort(items, less)
         coop.warp.store(y, items, algorithm="direct")
@@ -271,7 +274,7 @@ def test_lossy_scalar_for_bfloat16_refused() -> None:
     def kernel(x, y, init):
         items = cuda.local.array(4, bfloat16)
         coop.block.load(x, items)
-        coop.block.exclusive_scan(items, "+", init[0])
+        coop.block.exclusive_scan(items, "+", initial_value=init[0])
         coop.block.store(y, items)
 
     message = _compile_error(kernel, (bfloat16[::1], bfloat16[::1], types.float32[::1]))

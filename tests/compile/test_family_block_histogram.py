@@ -287,13 +287,15 @@ U8, U32 = types.uint8[::1], types.uint32[::1]
         (float_counters, (U8, types.float32[::1]), r"counters= holds float32; it must hold signed integer or unsigned"),
         (wide_atomic_counters, (U8, types.int64[::1]),
          r"histogram_composite\(\) at .*:\d+: .*algorithm='atomic' adds with atomicAdd_block.*counters= holds int64"),
-        (no_bins, (U8, U32), r"histogram\(\) at .*:\d+: missing a required argument: 'bins'"),
+        (no_bins, (U8, U32), r"histogram\(\) at .*:\d+: bins= is required and keyword-only: "
+         r"coop\.block\.histogram\(samples, counters, bins=bins\)"),
         (runtime_bins, (U8, U32), r"bins= must be a compile-time constant"),
         (global_samples, (U8, U32), r"samples= must be this thread's own cuda.local.array"),
         (two_d_counters, (U8, types.uint32[:, ::1]), r"counters= must be a 1-D C-contiguous array"),
         (too_many_sort_bins, (types.uint16[::1], U32), r"'sort' keeps 8 bytes of shared memory per bin.*8000"),
         (init_float_counters, (U8, types.float32[::1]), r"histogram_init\(\) at .*:\d+: counters= holds float32"),
-        (init_with_samples, (U8, U32), r"histogram_init\(\) at .*:\d+: too many positional arguments"),
+        (init_with_samples, (U8, U32), r"histogram_init\(\) at .*:\d+: 2 positional arguments, but it takes 1 "
+         r"\(counters\); pass the others by keyword \(bins=\)"),
         (init_with_algorithm, (U8, U32), r"histogram_init\(\) at .*:\d+: no parameter 'algorithm'"),
         (init_runtime_bins, (U8, U32), r"bins= must be a compile-time constant"),
     ],

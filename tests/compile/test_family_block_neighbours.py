@@ -143,13 +143,13 @@ def test_an_offset_distance_is_an_exact_int32() -> None:
     @cuda.jit
     def kernel(x, out):
         d = cuda.threadIdx.x // 64  # an int64 variable: could not convert without loss
-        out[0] = coop.block.shuffle_offset(x[cuda.threadIdx.x], d)  # call
+        out[0] = coop.block.shuffle_offset(x[cuda.threadIdx.x], distance=d)  # call
 
     _refused(kernel, "distance=", "int32")
 
     @cuda.jit
     def constant(x, out):
-        out[cuda.threadIdx.x] = coop.block.shuffle_offset(x[cuda.threadIdx.x], -3)
+        out[cuda.threadIdx.x] = coop.block.shuffle_offset(x[cuda.threadIdx.x], distance=-3)
 
     assert compile_kernel(constant, (F32, F32), block=(128,)).cubin
 
@@ -157,7 +157,7 @@ def test_an_offset_distance_is_an_exact_int32() -> None:
 def test_a_rotation_distance_is_an_integer() -> None:
     @cuda.jit
     def kernel(x, out):
-        out[0] = coop.block.shuffle_rotate(x[cuda.threadIdx.x], x[0])  # call
+        out[0] = coop.block.shuffle_rotate(x[cuda.threadIdx.x], distance=x[0])  # call
 
     _refused(kernel, "distance=", "integer")
 
@@ -195,6 +195,6 @@ def test_a_partial_tile_needs_an_integer_count() -> None:
     def kernel(x, out):
         items = cuda.local.array(4, np.float32)
         coop.block.load(x, items)
-        coop.block.subtract_right_partial_tile(items, operator.sub, x[0])  # call
+        coop.block.subtract_right_partial_tile(items, operator.sub, valid_items=x[0])  # call
 
     _refused(kernel, "valid_items=", "integer")

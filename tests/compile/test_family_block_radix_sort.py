@@ -81,11 +81,12 @@ def every_primitive(keys_in, values_in, keys_out, index_out, top_keys, top_value
     coop.block.load(values_in, values, offset=tile, algorithm="direct")
     for i in range(ITEMS):
         fkeys[i] = values[i]
-    coop.block.radix_sort(keys, values, descending=True, output="striped", begin_bit=bits[0], end_bit=bits[1])
+    coop.block.radix_sort(keys, values=values, descending=True, output="striped", begin_bit=bits[0], end_bit=bits[1])
     coop.block.store(keys_out, keys, offset=tile, algorithm="striped")
     coop.block.argsort(fkeys, index, base=tile)
     coop.block.store(index_out, index, offset=tile, algorithm="direct")
-    coop.block.top_k(keys, bits[2], top_keys, values, top_values, largest=False, offset=cuda.blockIdx.x * 16)
+    coop.block.top_k(keys, top_keys, k=bits[2], values=values, out_values=top_values, largest=False,
+                     offset=cuda.blockIdx.x * 16)
     coop.block.radix_rank(fkeys, index, radix_bits=5, begin_bit=bits[0], descending=True, algorithm="memoize")
     coop.block.store(index_out, index, offset=tile + 512, algorithm="direct")
 
@@ -109,7 +110,7 @@ def match_rank(keys_in, ranks_out, prefix_out):
     t = cuda.threadIdx.x
     for i in range(ITEMS):
         keys[i] = keys_in[t * ITEMS + i]
-    coop.block.radix_rank(keys, ranks, prefix, radix_bits=8, begin_bit=56, algorithm="match")
+    coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=8, begin_bit=56, algorithm="match")
     for i in range(ITEMS):
         ranks_out[t * ITEMS + i] = ranks[i]
     prefix_out[2 * t] = prefix[0]
@@ -334,7 +335,7 @@ def values_of_another_extent(x, y):
     keys = cuda.local.array(2, np.uint32)
     values = cuda.local.array(3, np.int32)
     keys[0] = x[0]
-    coop.block.radix_sort(keys, values)
+    coop.block.radix_sort(keys, values=values)
 
 
 @cuda.jit
@@ -384,29 +385,21 @@ def float_indices(x, y):
 def float_k(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 1.5, x)
+    coop.block.top_k(keys, x, k=1.5)
 
 
 @cuda.jit
 def out_values_without_values(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, x, out_values=y)
+    coop.block.top_k(keys, x, k=3, out_values=y)
 
 
 @cuda.jit
 def out_keys_of_another_type(x, y):
     keys = cuda.local.array(2, np.uint32)
     keys[0] = x[0]
-    coop.block.top_k(keys, 3, y)
-
-
-@cuda.jit
-def rank_without_radix_bits(x, y):
-    keys = cuda.local.array(2, np.uint32)
-    ranks = cuda.local.array(2, np.int32)
-    keys[0] = x[0]
-    coop.block.radix_rank(keys, ranks)
+    coop.block.top_k(keys, y, k=3)
 
 
 @cuda.jit
@@ -415,7 +408,7 @@ def rank_prefix_of_wrong_size(x, y):
     ranks = cuda.local.array(2, np.int32)
     prefix = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.block.radix_rank(keys, ranks, prefix, radix_bits=4)
+    coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=4)
 
 
 @cuda.jit
@@ -444,16 +437,16 @@ U32, I64 = types.uint32[::1], types.int64[::1]
         (end_bit_too_large, (U32, I64), r"end_bit=40 is out of range; it must be between 0 and 32"),
         (negative_begin_bit, (U32, I64), r"begin_bit=-1 is out of range; it must be between 0 and 32"),
         (values_of_another_extent, (U32, I64), r"values= has 3 items but .*items_per_thread has 2"),
-        (zero_radix_bits, (U32, I64), r"radix_bits=0 is out of range; it must be between 1 and"),
+        (zero_radix_bits, (U32, I64), r"radix_bits=0 is out of range; it must be between 1 and 2147483647"),
         (runtime_descending, (U32, I64), r"descending= must be a compile-time constant"),
         (reversed_bit_range, (U32, I64), r"end_bit=4 is below begin_bit=8; it must be at least begin_bit"),
         (float_end_bit, (U32, I64), r"end_bit= holds float64; it must hold signed integer or unsigned integer values"),
         (bad_output, (U32, I64), r"output=.*warp_striped"),
         (float_indices, (U32, I64), r"indices= holds float32; it must hold signed integer or unsigned integer"),
         (float_k, (U32, I64), r"k= holds float64; it must hold signed integer or unsigned integer values"),
-        (out_values_without_values, (U32, I64), r"top_k\(\) at .*no form takes the arguments"),
+        (out_values_without_values, (U32, I64), r"top_k\(\) at .*no form takes the arguments \(keys\[\], out_keys, k, "
+         r"out_values, offset\); the forms are \(keys\[\], out_keys, k, offset\)"),
         (out_keys_of_another_type, (U32, I64), r"out_keys= holds int64 but must hold uint32 \(as keys= does\)"),
-        (rank_without_radix_bits, (U32, I64), r"radix_rank\(\) at .*:\d+: missing a required argument: 'radix_bits'"),
         (rank_prefix_of_wrong_size, (U32, I64), r"digit_prefix= has 2 items, but with radix_bits=4 on 64 threads"),
         (rank_ranks_of_int64, (U32, I64), r"ranks= .*int32"),
         (rank_too_many_bits, (U32, I64), r"radix_bits=9 with algorithm='basic' on 64 threads needs more than the "

@@ -205,7 +205,7 @@ def _other_output_type(x):
     out = cuda.local.array(4, np.float64)
     for i in range(4):
         items[i] = x[i]
-    coop.block.blocked_to_striped(items, out)
+    coop.block.blocked_to_striped(items, output=out)
     x[0] = out[0]
 
 
@@ -271,13 +271,13 @@ MISUSE = [
     (_float_ranks, (F32,), 64,
      r"scatter_to_blocked\(\) at .*:\d+: .*ranks= holds float32; it must hold signed integer or unsigned"),
     (_short_ranks, (F32,), 64, r"ranks= has 2 items but another per-thread array .*has 4"),
-    (_other_output_type, (F32,), 64, r"output= holds float64 but must hold float32 \(as items= does\)"),
+    (_other_output_type, (F32,), 64, r"output= holds float64 but must hold float32 \(as x= does\)"),
     (_shuffle_not_square, (F32,), 64, r"algorithm='shuffle' needs items_per_thread equal to threads \(got "
                                       r"items_per_thread=4, threads=8\); use algorithm='smem'"),
     (_sliced_guarded, (F32,), 64, r"does not time-slice: with warp_time_slicing=True .*use warp_time_slicing=False"),
     (_float_flags, (F32,), 64, r"valid_flags= holds float32; it must hold bool or signed"),
     (_global_ranks, (F32, types.int32[::1]), 64, r"ranks= must be this thread's own cuda.local.array"),
-    (_scalar_items, (F32,), 64, r"striped_to_blocked\(\) at .*: .*\(items\[\]\)"),
+    (_scalar_items, (F32,), 64, r"striped_to_blocked\(\) at .*: .*\(x\[\]\)"),
     (_warp_too_wide, (F32,), 48, r"threads=32 must be a power of two up to 32 that divides the block size"),
 ]
 

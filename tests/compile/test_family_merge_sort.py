@@ -201,7 +201,7 @@ def test_values_need_the_keys_extent() -> None:
         keys = cuda.local.array(4, np.float32)
         values = cuda.local.array(3, np.int32)
         coop.block.load(x, keys)
-        coop.block.merge_sort(keys, "<", values)  # call
+        coop.block.merge_sort(keys, "<", values=values)  # call
 
     _refused(kernel, "merge_sort", "3 items")
 

@@ -121,7 +121,7 @@ def test_scalar_scan_with_an_output_array_is_refused() -> None:
     def kernel(x, out, n):
         items = cuda.local.array(4, np.float32)
         coop.block.load(x, items)
-        out[0] = coop.block.exclusive_sum(items[0], items)  # call
+        out[0] = coop.block.exclusive_sum(items[0], output=items)  # call
 
     _refused(kernel, "coop.block.exclusive_sum()", "output=", "result is returned")
 
@@ -143,7 +143,7 @@ def test_wrong_kind_of_argument_is_our_error(case: str) -> None:
         items = cuda.local.array(4, np.float32)
         scanned = cuda.local.array(4, np.float32)
         coop.block.load(x, items)
-        coop.block.exclusive_scan(items, "+", scanned)  # call
+        coop.block.exclusive_scan(items, "+", initial_value=scanned)  # call
 
     @cuda.jit
     def aggregate_scalar(x, out, n):
@@ -180,8 +180,8 @@ def test_operators_that_are_ordinary_functions_compile() -> None:
     def kernel(x, out, n):
         items = cuda.local.array(4, np.float32)
         coop.block.load(x, items)
-        a = coop.block.reduce(items, operator.sub)
-        b = coop.block.reduce(items[0], np.subtract)
+        a = coop.block.reduce(items, operator.truediv)
+        b = coop.block.reduce(items[0], np.hypot)
         coop.block.inclusive_scan(items, lambda p, q: p * q + p)
         out[0] = a + b + items[0]
 
@@ -306,7 +306,7 @@ def test_lossy_constants_are_refused(value, dtype) -> None:
     def kernel(x, out, n):
         items = cuda.local.array(4, DT)
         coop.block.load(x, items)
-        coop.block.exclusive_scan(items, "+", VALUE)  # call
+        coop.block.exclusive_scan(items, "+", initial_value=VALUE)  # call
 
     t = getattr(types, np.dtype(dtype).name)[::1]
     _refused(kernel, "initial_value=", "does not convert", sig=(t, t, types.int64))
@@ -324,7 +324,7 @@ def test_lossy_runtime_values_are_refused_and_exact_ones_accepted() -> None:
     def exact(x, out, n):
         items = cuda.local.array(4, np.float32)
         coop.block.load(x, items, valid_items=n, oob_default=0.0)
-        coop.block.exclusive_scan(items, "max", -1)
+        coop.block.exclusive_scan(items, "max", initial_value=-1)
         out[0] = items[0]
 
     compile_kernel(exact, SIG, block=(128,))

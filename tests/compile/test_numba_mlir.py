@@ -33,9 +33,9 @@ def every_block_primitive(x, out, scalars):
     coop.block.load(x, items, offset=tile, valid_items=500, oob_default=0.0, algorithm="warp_transpose")
     total = coop.block.sum(items, algorithm="raking")
     biggest = coop.block.reduce(items, "max")
-    coop.block.exclusive_sum(items, scanned, block_aggregate=aggregate, algorithm="warp_scans")
+    coop.block.exclusive_sum(items, output=scanned, block_aggregate=aggregate, algorithm="warp_scans")
     coop.block.inclusive_sum(scanned)
-    coop.block.exclusive_scan(items, "min", 1.0e30, scanned)
+    coop.block.exclusive_scan(items, "min", initial_value=1.0e30, output=scanned)
     coop.block.inclusive_scan(scanned, "+", algorithm="raking_memoize")
     coop.block.store(out, scanned, offset=tile, algorithm="transpose")
     v = coop.block.sum(items[0], valid_items=100)
@@ -49,7 +49,7 @@ def every_warp_primitive(x, out):
     v = x[i]
     a = coop.warp.sum(v) + coop.warp.reduce(v, "min", threads=16, valid_items=7)
     b = coop.warp.exclusive_sum(v, threads=8) + coop.warp.inclusive_sum(v, threads=4)
-    c = coop.warp.exclusive_scan(v, "max", -1.0, threads=2) + coop.warp.inclusive_scan(v, "+", threads=1)
+    c = coop.warp.exclusive_scan(v, "max", initial_value=-1.0, threads=2) + coop.warp.inclusive_scan(v, "+", threads=1)
     out[i] = a + b + c
 
 

@@ -177,7 +177,7 @@ def test_per_thread_k_of_top_k_is_refused() -> None:
         keys = cuda.local.array(ITEMS, np.float32)
         coop.block.load(x, keys)
         k = 1 + cuda.threadIdx.x % 4  # src
-        coop.block.top_k(keys, k, out)  # call
+        coop.block.top_k(keys, out, k=k)  # call
 
     _refused(kernel, "block.top_k", "k", "cuda.threadIdx")
 
@@ -188,7 +188,7 @@ def test_per_thread_offset_of_top_k_is_refused() -> None:
         keys = cuda.local.array(ITEMS, np.float32)
         coop.block.load(x, keys)
         first = cuda.threadIdx.x  # src
-        coop.block.top_k(keys, 4, out, offset=first)  # call
+        coop.block.top_k(keys, out, k=4, offset=first)  # call
 
     _refused(kernel, "block.top_k", "offset", "cuda.threadIdx")
 
@@ -210,7 +210,7 @@ def test_per_thread_scan_seed_is_refused() -> None:
     @cuda.jit
     def kernel(x, out, n):
         seed = x[cuda.threadIdx.x]  # src
-        out[cuda.threadIdx.x] = coop.block.exclusive_scan(x[cuda.threadIdx.x], "+", seed)  # call
+        out[cuda.threadIdx.x] = coop.block.exclusive_scan(x[cuda.threadIdx.x], "+", initial_value=seed)  # call
 
     _refused(kernel, "block.exclusive_scan", "initial_value", "cuda.threadIdx")
 
@@ -222,7 +222,7 @@ def test_per_thread_partial_tile_of_adjacent_difference_is_refused() -> None:
         diffs = cuda.local.array(ITEMS, np.float32)
         coop.block.load(x, items)
         valid = cuda.threadIdx.x * ITEMS  # src
-        coop.block.subtract_left_partial_tile(items, operator.sub, valid, diffs)  # call
+        coop.block.subtract_left_partial_tile(items, operator.sub, valid_items=valid, output=diffs)  # call
         coop.block.store(out, diffs)
 
     _refused(kernel, "block.subtract_left_partial_tile", "valid_items", "cuda.threadIdx")
@@ -346,7 +346,7 @@ def test_per_lane_scan_seed_of_warp_is_refused() -> None:
     @cuda.jit
     def kernel(x, out, n):
         seed = x[cuda.laneid]  # src
-        out[cuda.threadIdx.x] = coop.warp.exclusive_scan(x[cuda.threadIdx.x], "+", seed)  # call
+        out[cuda.threadIdx.x] = coop.warp.exclusive_scan(x[cuda.threadIdx.x], "+", initial_value=seed)  # call
 
     _refused(kernel, "warp.exclusive_scan", "initial_value", "cuda.laneid")
 
@@ -413,8 +413,9 @@ def test_broadcast_result_and_block_aggregate_are_accepted() -> None:
         count = coop.block.sum(np.int32(x[cuda.grid(1)] > 0), broadcast=True)
         out[0] = coop.block.sum(x[cuda.grid(1)], valid_items=count)
         aggregate = cuda.local.array(1, np.float32)
-        out[cuda.grid(1)] = coop.block.exclusive_scan(x[cuda.grid(1)], "+", np.float32(0), block_aggregate=aggregate)
-        out[cuda.grid(1)] += coop.block.exclusive_scan(x[cuda.grid(1)], "+", aggregate[0])
+        out[cuda.grid(1)] = coop.block.exclusive_scan(x[cuda.grid(1)], "+", initial_value=np.float32(0),
+                                                      block_aggregate=aggregate)
+        out[cuda.grid(1)] += coop.block.exclusive_scan(x[cuda.grid(1)], "+", initial_value=aggregate[0])
 
     _accepted(kernel)
 
@@ -424,7 +425,7 @@ def test_top_k_with_argument_k_and_block_offset_is_accepted() -> None:
     def kernel(x, out, n):
         keys = cuda.local.array(ITEMS, np.float32)
         coop.block.load(x, keys, offset=cuda.blockIdx.x * TILE)
-        coop.block.top_k(keys, n, out, offset=cuda.blockIdx.x * n)
+        coop.block.top_k(keys, out, k=n, offset=cuda.blockIdx.x * n)
 
     _accepted(kernel)
 
@@ -438,8 +439,8 @@ def test_per_thread_arguments_cub_allows_are_accepted() -> None:
         items = cuda.local.array(ITEMS, np.float32)
         diffs = cuda.local.array(ITEMS, np.float32)
         coop.block.load(x, items)
-        out[cuda.threadIdx.x] = coop.block.shuffle_offset(x[cuda.threadIdx.x], np.int32(cuda.threadIdx.x % 3))
-        coop.block.subtract_left(items, operator.sub, diffs, tile_predecessor_item=x[cuda.threadIdx.x])
+        out[cuda.threadIdx.x] = coop.block.shuffle_offset(x[cuda.threadIdx.x], distance=np.int32(cuda.threadIdx.x % 3))
+        coop.block.subtract_left(items, operator.sub, output=diffs, tile_predecessor_item=x[cuda.threadIdx.x])
         coop.block.store(out, diffs)
 
     _accepted(kernel)
@@ -587,7 +588,7 @@ def test_conversions_of_uniform_values_are_accepted() -> None:
     def kernel(x, out, n):
         seed = ushort_as_bfloat16(x[64])
         v = ushort_as_bfloat16(x[cuda.threadIdx.x])
-        out[cuda.threadIdx.x] = coop.block.exclusive_scan(v, "+", seed)
+        out[cuda.threadIdx.x] = coop.block.exclusive_scan(v, "+", initial_value=seed)
         out[0] = coop.block.sum(v, valid_items=types.int32(n))
 
     _accepted(kernel, sig=(types.uint16[::1], types.bfloat16[::1], types.int64))
@@ -595,7 +596,7 @@ def test_conversions_of_uniform_values_are_accepted() -> None:
     @cuda.jit
     def per_thread(x, out, n):
         seed = ushort_as_bfloat16(x[cuda.threadIdx.x])  # src
-        out[cuda.threadIdx.x] = coop.block.exclusive_scan(seed, "+", seed)  # call
+        out[cuda.threadIdx.x] = coop.block.exclusive_scan(seed, "+", initial_value=seed)  # call
 
     _refused(per_thread, "block.exclusive_scan", "initial_value", "cuda.threadIdx",
              sig=(types.uint16[::1], types.bfloat16[::1], types.int64))

@@ -92,7 +92,7 @@ def three_lanes(x, y):
 def warp_of_32_in_33(x, y):
     keys = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, 1, x, threads=32)
+    coop.warp.top_k(keys, x, k=1, threads=32)
 
 
 @cuda.jit
@@ -123,28 +123,28 @@ def runtime_descending(x, y):
 def lane_dependent_offset(x, y):
     keys = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, 1, x, offset=cuda.threadIdx.x * 2)
+    coop.warp.top_k(keys, x, k=1, offset=cuda.threadIdx.x * 2)
 
 
 @cuda.jit
 def lane_dependent_k(x, y):
     keys = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, cuda.threadIdx.x % 3, x)
+    coop.warp.top_k(keys, x, k=cuda.threadIdx.x % 3)
 
 
 @cuda.jit
 def out_values_without_values(x, y):
     keys = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, 1, x, out_values=y)
+    coop.warp.top_k(keys, x, k=1, out_values=y)
 
 
 @cuda.jit
 def out_keys_of_another_type(x, y):
     keys = cuda.local.array(2, np.int32)
     keys[0] = x[0]
-    coop.warp.top_k(keys, 1, y)
+    coop.warp.top_k(keys, y, k=1)
 
 
 I32, I64, C64 = types.int32[::1], types.int64[::1], types.complex64[::1]

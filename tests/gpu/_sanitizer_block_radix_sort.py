@@ -43,14 +43,14 @@ def kernel_for(threads: int):
                 ukeys[i] = ku[base + t * IPT + i]
                 dkeys[i] = kd[base + t * IPT + i]
                 dvals[i] = base + t * IPT + i
-            coop.block.radix_sort(keys, vals, descending=True, output="striped", end_bit=end_bit[0])
+            coop.block.radix_sort(keys, values=vals, descending=True, output="striped", end_bit=end_bit[0])
             for i in range(IPT):
                 keys_out[base + i * T + t] = keys[i]
                 vals_out[base + i * T + t] = vals[i]
             coop.block.argsort(ukeys, idx, base=base)
             for i in range(IPT):
                 idx_out[base + t * IPT + i] = idx[i]
-            coop.block.top_k(dkeys, K, top_keys, dvals, top_vals, largest=False, offset=n * K)
+            coop.block.top_k(dkeys, top_keys, k=K, values=dvals, out_values=top_vals, largest=False, offset=n * K)
 
     return kernel
 

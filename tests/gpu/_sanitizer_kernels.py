@@ -64,7 +64,8 @@ def _kernels(threads: int):
         coop.block.exclusive_sum(items, algorithm=SCA)
         for i in range(IPT):
             y[base + tid * IPT + i] = items[i]
-        s[cuda.blockIdx.x * T + tid] = coop.block.exclusive_scan(x[base + tid], "min", 7, algorithm="raking") + agg[0]
+        s[cuda.blockIdx.x * T + tid] = coop.block.exclusive_scan(x[base + tid], "min", initial_value=7,
+                                                                 algorithm="raking") + agg[0]
 
     @cuda.jit
     def warp_reduce(x, out):
@@ -84,7 +85,7 @@ def _kernels(threads: int):
         g = cuda.blockIdx.x * T + tid
         a = coop.warp.exclusive_sum(x[g], threads=W)
         b = coop.warp.inclusive_scan(x[g], "min", threads=W)
-        out[g] = a + coop.warp.exclusive_scan(b, "max", -9, threads=W)
+        out[g] = a + coop.warp.exclusive_scan(b, "max", initial_value=-9, threads=W)
 
     return load_store, reduce, scan, warp_reduce, warp_scan, W
 

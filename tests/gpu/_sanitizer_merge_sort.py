@@ -42,13 +42,13 @@ def kernel_for(threads: int):  # type: ignore[no-untyped-def]
             for i in range(IPT):
                 k[i] = x[mine + i]
                 v[i] = xv[mine + i]
-            coop.block.merge_sort(k, greater, v, stable=True)
+            coop.block.merge_sort(k, greater, values=v, stable=True)
             for i in range(IPT):
                 full[mine + i] = k[i]
                 fullv[mine + i] = v[i]
                 k[i] = x[mine + i]
                 v[i] = xv[mine + i]
-            coop.block.merge_sort(k, "<", v, valid_items=V, stable=True)
+            coop.block.merge_sort(k, "<", values=v, valid_items=V, stable=True)
             for i in range(IPT):
                 part[mine + i] = k[i]
                 partv[mine + i] = v[i]

@@ -58,8 +58,8 @@ def kernel_for(block: tuple[int, int, int]):  # type: ignore[no-untyped-def]
                 wvals[i] = mine + i
             for j in range(B):
                 prefix[j] = -5  # entries past the digits stay as they are
-            coop.block.radix_rank(keys, ranks, prefix, radix_bits=RADIX_BITS, begin_bit=bits[0], end_bit=bits[1],
-                                  descending=True, algorithm=ALGO)
+            coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=RADIX_BITS, begin_bit=bits[0],
+                                  end_bit=bits[1], descending=True, algorithm=ALGO)
             if MATCH:
                 coop.block.radix_rank(keys, mranks, radix_bits=RADIX_BITS, begin_bit=bits[0], end_bit=bits[1],
                                       algorithm="match")
@@ -71,7 +71,7 @@ def kernel_for(block: tuple[int, int, int]):  # type: ignore[no-untyped-def]
             for j in range(B):
                 prefix_out[(n * T + t) * B + j] = prefix[j]
             w = coop.uniform(n * PER_TILE + t // W)  # the logical warp, the same in its 8 lanes
-            coop.warp.top_k(wkeys, K, top_keys, wvals, top_vals, offset=w * K, threads=W)
+            coop.warp.top_k(wkeys, top_keys, k=K, values=wvals, out_values=top_vals, offset=w * K, threads=W)
             coop.warp.argsort(wkeys, idx, base=w * WT, threads=W)  # top_k left wkeys as they were
             for i in range(IPT):
                 keys_out[mine + i] = wkeys[i]

@@ -81,7 +81,7 @@ def make_kernel(case: ArgCase) -> Any:
             items[i] = x[base + tid * n + i]
         v0, p0 = coop.block.argmax(items)
         v1, p1 = coop.block.argmin(items)
-        v2, p2 = coop.block.argmin(items[0], np.int64(tid * n + 7))
+        v2, p2 = coop.block.argmin(items[0], index=np.int64(tid * n + 7))
         v3, p3 = coop.warp.argmax(items[0], threads=lw)
         if tid == 0:
             b = 4 * cuda.blockIdx.x

@@ -166,22 +166,22 @@ def make_kernel(case: Case):
             maxes[bid] = biggest
             vmins[bid] = vmin
             vsums[bid] = vsum
-        coop.block.exclusive_sum(items, scan, algorithm=SCA)
+        coop.block.exclusive_sum(items, output=scan, algorithm=SCA)
         for i in range(IPT):
             exsum[mine + i] = scan[i]
-        coop.block.inclusive_sum(items, scan, algorithm=SCA)
+        coop.block.inclusive_sum(items, output=scan, algorithm=SCA)
         for i in range(IPT):
             incsum[mine + i] = scan[i]
-        coop.block.exclusive_scan(items, "max", initial, scan, algorithm=SCA)
+        coop.block.exclusive_scan(items, "max", initial_value=initial, output=scan, algorithm=SCA)
         for i in range(IPT):
             exmax[mine + i] = scan[i]
-        coop.block.inclusive_scan(items, "min", scan, algorithm=SCA)
+        coop.block.inclusive_scan(items, "min", output=scan, algorithm=SCA)
         for i in range(IPT):
             incmin[mine + i] = scan[i]
         g = bid * T + tid
         s_ex[g] = coop.block.exclusive_sum(items[0], block_aggregate=agg, algorithm=SCA)
         s_inc[g] = coop.block.inclusive_sum(items[0], algorithm=SCA)
-        s_exmin[g] = coop.block.exclusive_scan(items[0], "min", initial, algorithm=SCA)
+        s_exmin[g] = coop.block.exclusive_scan(items[0], "min", initial_value=initial, algorithm=SCA)
         if tid == 0:
             aggs[bid] = agg[0]
 

@@ -179,8 +179,8 @@ def one_value_kernel(dtype: str):  # type: ignore[no-untyped-def]
         items[0] = v
         coop.block.exclusive_sum(v, block_aggregate=agg)
         coop.warp.inclusive_sum(v, warp_aggregate=wagg)
-        coop.block.shuffle_down(items, shifted, block_prefix=first)
-        coop.block.shuffle_up(items, shifted, block_suffix=last)
+        coop.block.shuffle_down(items, output=shifted, block_prefix=first)
+        coop.block.shuffle_up(items, output=shifted, block_suffix=last)
         agg_out[g] = bfloat16_as_ushort(agg[0]) if bf16 else agg[0]
         wagg_out[g] = bfloat16_as_ushort(wagg[0]) if bf16 else wagg[0]
         first_out[g] = bfloat16_as_ushort(first[0]) if bf16 else first[0]
@@ -230,7 +230,7 @@ def in_place_kernel():  # type: ignore[no-untyped-def]
         keys = cuda.local.array(IPT, np.uint32)
         base = cuda.blockIdx.x * T * IPT
         coop.block.load(x, items, offset=base)
-        coop.block.inclusive_sum(items, items)  # in place: output=x
+        coop.block.inclusive_sum(items, output=items)  # in place: output=x
         coop.block.store(scanned, items, offset=base)
         for i in range(IPT):
             keys[i] = np.uint32(x[base + cuda.threadIdx.x * IPT + i] & 0xFFFFFFFF)

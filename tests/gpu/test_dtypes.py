@@ -212,7 +212,7 @@ def make_op_kernel(case: Case) -> Any:
         init = ushort_as_bfloat16(x[tile]) if bf16 else x[tile]
         r = coop.block.reduce(items, user_add)
         k = coop.block.reduce(items, known)
-        coop.block.exclusive_scan(items, user_add, init)
+        coop.block.exclusive_scan(items, user_add, initial_value=init)
         for i in range(n):
             prefix[tid * n + i] = bfloat16_as_ushort(items[i]) if bf16 else items[i]
         if tid == 0:
@@ -266,10 +266,10 @@ def make_scalar_kernel(case: Case) -> Any:
         tid = cuda.threadIdx.x
         v = ushort_as_bfloat16(x[tid]) if bf16 else x[tid]
         seed = ushort_as_bfloat16(x[threads]) if bf16 else x[threads]
-        a = coop.warp.exclusive_scan(v, "+", 1)
+        a = coop.warp.exclusive_scan(v, "+", initial_value=1)
         b = coop.warp.inclusive_sum(v)
-        c = coop.block.shuffle_offset(v, 1)
-        d = coop.block.exclusive_scan(v, "+", seed)
+        c = coop.block.shuffle_offset(v, distance=1)
+        d = coop.block.exclusive_scan(v, "+", initial_value=seed)
         out[4 * tid] = bfloat16_as_ushort(a) if bf16 else a
         out[4 * tid + 1] = bfloat16_as_ushort(b) if bf16 else b
         out[4 * tid + 2] = bfloat16_as_ushort(c) if bf16 else c

@@ -108,23 +108,23 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
         # --- adjacent difference -----------------------------------------------------------------------
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_left(items, minus, res)
+        coop.block.subtract_left(items, minus, output=res)
         coop.block.store(out, res, offset=0 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_left(items, minus, res, tile_predecessor_item=pred)
+        coop.block.subtract_left(items, minus, output=res, tile_predecessor_item=pred)
         coop.block.store(out, res, offset=1 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_left_partial_tile(items, minus, v, res, tile_predecessor_item=pred)
+        coop.block.subtract_left_partial_tile(items, minus, valid_items=v, output=res, tile_predecessor_item=pred)
         coop.block.store(out, res, offset=2 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_right(items, "max", res, tile_successor_item=succ)
+        coop.block.subtract_right(items, "max", output=res, tile_successor_item=succ)
         coop.block.store(out, res, offset=3 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_right_partial_tile(items, operator.sub, v, res)
+        coop.block.subtract_right_partial_tile(items, operator.sub, valid_items=v, output=res)
         coop.block.store(out, res, offset=4 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = items[i]
@@ -132,22 +132,22 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
         coop.block.store(out, res, offset=5 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_right(items, minus, res)
+        coop.block.subtract_right(items, minus, output=res)
         coop.block.store(out, res, offset=6 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.subtract_left_partial_tile(items, minus, v, res)
+        coop.block.subtract_left_partial_tile(items, minus, valid_items=v, output=res)
         coop.block.store(out, res, offset=7 * N + base, algorithm="direct")
 
         # --- shuffles ------------------------------------------------------------------------------------
         for i in range(IPT):
             res[i] = poison
-        coop.block.shuffle_up(items, res, block_suffix=edge)
+        coop.block.shuffle_up(items, output=res, block_suffix=edge)
         coop.block.store(out, res, offset=8 * N + base, algorithm="direct")
         sc[5 * TT + g] = edge[0]
         for i in range(IPT):
             res[i] = poison
-        coop.block.shuffle_down(items, res, block_prefix=edge)
+        coop.block.shuffle_down(items, output=res, block_prefix=edge)
         coop.block.store(out, res, offset=9 * N + base, algorithm="direct")
         sc[6 * TT + g] = edge[0]
         for i in range(IPT):
@@ -156,13 +156,13 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
         coop.block.store(out, res, offset=10 * N + base, algorithm="direct")
         for i in range(IPT):
             res[i] = poison
-        coop.block.shuffle_down(items, res)
+        coop.block.shuffle_down(items, output=res)
         coop.block.store(out, res, offset=11 * N + base, algorithm="direct")
         sc[0 * TT + g] = coop.block.shuffle_offset(items[0])
-        sc[1 * TT + g] = coop.block.shuffle_offset(items[0], dshift)
+        sc[1 * TT + g] = coop.block.shuffle_offset(items[0], distance=dshift)
         sc[2 * TT + g] = coop.block.shuffle_rotate(items[IPT - 1])
-        sc[3 * TT + g] = coop.block.shuffle_rotate(items[IPT - 1], drot)
-        sc[4 * TT + g] = coop.block.shuffle_rotate(items[0], dbig)
+        sc[3 * TT + g] = coop.block.shuffle_rotate(items[IPT - 1], distance=drot)
+        sc[4 * TT + g] = coop.block.shuffle_rotate(items[0], distance=dbig)
 
         # --- discontinuity -------------------------------------------------------------------------------
         for i in range(IPT):

@@ -206,9 +206,10 @@ def make_kernel(case: Case):
             vals2[i] = v[mine + i]
         if HAS_VALUES:
             if DEFAULT_BITS:
-                coop.block.radix_sort(keys, vals, descending=DESC, output=OUT)
+                coop.block.radix_sort(keys, values=vals, descending=DESC, output=OUT)
             else:
-                coop.block.radix_sort(keys, vals, descending=DESC, output=OUT, begin_bit=bits[0], end_bit=bits[1])
+                coop.block.radix_sort(keys, values=vals, descending=DESC, output=OUT, begin_bit=bits[0],
+                                      end_bit=bits[1])
         elif DEFAULT_BITS:
             coop.block.radix_sort(keys, descending=DESC, output=OUT)
         else:
@@ -225,10 +226,10 @@ def make_kernel(case: Case):
                 keys2_out[pos] = keys2[i]
                 second_out[pos] = idx[i]
         elif HAS_VALUES:
-            coop.block.top_k(keys2, ks[bid], second_out, vals2, second_values_out, largest=OTHER_DESC,
-                             offset=bid * TILE)
+            coop.block.top_k(keys2, second_out, k=ks[bid], values=vals2, out_values=second_values_out,
+                             largest=OTHER_DESC, offset=bid * TILE)
         else:
-            coop.block.top_k(keys2, ks[bid], second_out, largest=OTHER_DESC, offset=bid * TILE)
+            coop.block.top_k(keys2, second_out, k=ks[bid], largest=OTHER_DESC, offset=bid * TILE)
         if not ARGSORT:
             for i in range(IPT):  # top_k leaves its arguments unchanged
                 keys2_out[mine + i] = keys2[i]
@@ -415,11 +416,11 @@ def make_rank_kernel(case: RankCase):
             prefix[j] = -5  # entries past the digits stay as they are
         for j in range(MB):
             mprefix[j] = -5
-        coop.block.radix_rank(keys, ranks, prefix, radix_bits=RB, begin_bit=bits[0], end_bit=bits[1],
+        coop.block.radix_rank(keys, ranks, digit_prefix=prefix, radix_bits=RB, begin_bit=bits[0], end_bit=bits[1],
                               descending=DESC, algorithm=ALGO)
         if MATCH:
-            coop.block.radix_rank(keys, mranks, mprefix, radix_bits=MRB, begin_bit=bits[0], end_bit=bits[1],
-                                  descending=DESC, algorithm="match")
+            coop.block.radix_rank(keys, mranks, digit_prefix=mprefix, radix_bits=MRB, begin_bit=bits[0],
+                                  end_bit=bits[1], descending=DESC, algorithm="match")
         for i in range(IPT):
             ranks_out[mine + i] = ranks[i]
         if MATCH:

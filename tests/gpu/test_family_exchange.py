@@ -158,7 +158,7 @@ def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
             r16[i] = perm[base + t * IPT + i]
             flags[i] = keep[base + t * IPT + i] != 0
             r64[i] = perm[base + t * IPT + i] if flags[i] else -1
-        coop.block.blocked_to_striped(items, out)
+        coop.block.blocked_to_striped(items, output=out)
         for i in range(IPT):
             b2s[base + i * T + t] = out[i]
         for i in range(IPT):
@@ -166,16 +166,16 @@ def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
         coop.block.striped_to_blocked(out, warp_time_slicing=True)  # in place
         for i in range(IPT):
             s2b[base + t * IPT + i] = out[i]
-        coop.block.scatter_to_blocked(items, r32, out)
+        coop.block.scatter_to_blocked(items, r32, output=out)
         for i in range(IPT):
             sc_b[base + t * IPT + i] = out[i]
-        coop.block.scatter_to_striped(items, r16, out, warp_time_slicing=True)
+        coop.block.scatter_to_striped(items, r16, output=out, warp_time_slicing=True)
         for i in range(IPT):
             sc_s[base + i * T + t] = out[i]
-        coop.block.scatter_to_striped_guarded(items, r64, out)
+        coop.block.scatter_to_striped_guarded(items, r64, output=out)
         for i in range(IPT):
             sc_g[base + i * T + t] = out[i]
-        coop.block.scatter_to_striped_flagged(items, r32, flags, out)
+        coop.block.scatter_to_striped_flagged(items, r32, flags, output=out)
         for i in range(IPT):
             sc_f[base + i * T + t] = out[i]
 
@@ -189,12 +189,12 @@ def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
         for i in range(IPT):
             items[i] = x[base + t * IPT + i]
         warp, lane = t // 32, t % 32
-        coop.block.blocked_to_warp_striped(items, out, warp_time_slicing=True)
+        coop.block.blocked_to_warp_striped(items, output=out, warp_time_slicing=True)
         for i in range(IPT):
             b2ws[base + warp * WT + i * 32 + lane] = out[i]
         for i in range(IPT):
             out[i] = x[base + warp * WT + i * 32 + lane]  # warp-striped
-        coop.block.warp_striped_to_blocked(out, items)
+        coop.block.warp_striped_to_blocked(out, output=items)
         for i in range(IPT):
             ws2b[base + t * IPT + i] = items[i]
 
@@ -247,10 +247,10 @@ def make_warp_kernel(case: WarpCase):
         for i in range(IPT):
             items[i] = x[seg + lane * IPT + i]
             ranks[i] = perm[seg + lane * IPT + i]
-        coop.warp.blocked_to_striped(items, out, threads=W)
+        coop.warp.blocked_to_striped(items, output=out, threads=W)
         for i in range(IPT):
             b2s[seg + i * W + lane] = out[i]
-        coop.warp.scatter_to_striped(items, ranks, out, threads=W)
+        coop.warp.scatter_to_striped(items, ranks, output=out, threads=W)
         for i in range(IPT):
             sc_s[seg + i * W + lane] = out[i]
         for i in range(IPT):

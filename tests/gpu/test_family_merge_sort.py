@@ -157,31 +157,31 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
             coop.block.load(values_in, v, offset=base)
             if s == 0:
                 if PAIRS:
-                    coop.block.merge_sort(k, "<", v)
+                    coop.block.merge_sort(k, "<", values=v)
                 else:
                     coop.block.merge_sort(k, "<")
             elif s == 1:
                 if PAIRS:
-                    coop.block.merge_sort(k, ">", v, stable=True)
+                    coop.block.merge_sort(k, ">", values=v, stable=True)
                 else:
                     coop.block.merge_sort(k, ">", stable=True)
             elif s == 2:
                 if PAIRS:
-                    coop.block.merge_sort(k, by_abs, v, stable=True)
+                    coop.block.merge_sort(k, by_abs, values=v, stable=True)
                 else:
                     coop.block.merge_sort(k, by_abs, stable=True)
             elif s == 3:
                 if PAIRS:
-                    coop.block.merge_sort(k, by_abs, v, valid_items=n, stable=True)
+                    coop.block.merge_sort(k, by_abs, values=v, valid_items=n, stable=True)
                 else:
                     coop.block.merge_sort(k, by_abs, valid_items=n, stable=True)
             elif s == 4:
                 if PAIRS:
-                    coop.block.merge_sort(k, "<", v, valid_items=n, oob_default=oob_lt)
+                    coop.block.merge_sort(k, "<", values=v, valid_items=n, oob_default=oob_lt)
                 else:
                     coop.block.merge_sort(k, "<", valid_items=n, oob_default=oob_lt)
             elif PAIRS:
-                coop.block.merge_sort(k, ">", v, valid_items=n, oob_default=oob_gt, stable=True)
+                coop.block.merge_sort(k, ">", values=v, valid_items=n, oob_default=oob_gt, stable=True)
             else:
                 coop.block.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True)
             for i in range(IPT):
@@ -204,31 +204,31 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
                 v[i] = values_in[base + lane * IPT + i]
             if s == 0:
                 if PAIRS:
-                    coop.warp.merge_sort(k, "<", v, threads=W)
+                    coop.warp.merge_sort(k, "<", values=v, threads=W)
                 else:
                     coop.warp.merge_sort(k, "<", threads=W)
             elif s == 1:
                 if PAIRS:
-                    coop.warp.merge_sort(k, ">", v, stable=True, threads=W)
+                    coop.warp.merge_sort(k, ">", values=v, stable=True, threads=W)
                 else:
                     coop.warp.merge_sort(k, ">", stable=True, threads=W)
             elif s == 2:
                 if PAIRS:
-                    coop.warp.merge_sort(k, by_abs, v, stable=True, threads=W)
+                    coop.warp.merge_sort(k, by_abs, values=v, stable=True, threads=W)
                 else:
                     coop.warp.merge_sort(k, by_abs, stable=True, threads=W)
             elif s == 3:
                 if PAIRS:
-                    coop.warp.merge_sort(k, by_abs, v, valid_items=n, stable=True, threads=W)
+                    coop.warp.merge_sort(k, by_abs, values=v, valid_items=n, stable=True, threads=W)
                 else:
                     coop.warp.merge_sort(k, by_abs, valid_items=n, stable=True, threads=W)
             elif s == 4:
                 if PAIRS:
-                    coop.warp.merge_sort(k, "<", v, valid_items=n, oob_default=oob_lt, threads=W)
+                    coop.warp.merge_sort(k, "<", values=v, valid_items=n, oob_default=oob_lt, threads=W)
                 else:
                     coop.warp.merge_sort(k, "<", valid_items=n, oob_default=oob_lt, threads=W)
             elif PAIRS:
-                coop.warp.merge_sort(k, ">", v, valid_items=n, oob_default=oob_gt, stable=True, threads=W)
+                coop.warp.merge_sort(k, ">", values=v, valid_items=n, oob_default=oob_gt, stable=True, threads=W)
             else:
                 coop.warp.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True, threads=W)
             for i in range(IPT):

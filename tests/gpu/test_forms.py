@@ -105,9 +105,9 @@ def test_seeded_block_inclusive_scan_and_function_operators() -> None:
         items = cuda.local.array(ITEMS, np.float64)
         out = cuda.local.array(ITEMS, np.float64)
         coop.block.load(x, items)
-        coop.block.inclusive_scan(items, "+", out, initial_value=100.0)
+        coop.block.inclusive_scan(items, "+", output=out, initial_value=100.0)
         coop.block.store(seeded, out)
-        coop.block.inclusive_scan(items, np.hypot, out)  # a ufunc without a CUB functor: a user function
+        coop.block.inclusive_scan(items, np.hypot, output=out)  # a ufunc without a CUB functor: a user function
         coop.block.store(fmaxed, out)
         best = coop.block.reduce(items, lambda a, b: a if a > b else b)
         if cuda.threadIdx.x == 0:

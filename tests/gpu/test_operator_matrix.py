@@ -108,14 +108,14 @@ def make_kernel(case: Case):
         if tid % W == 0:
             wred[g // W] = wr
         winc[g] = coop.warp.inclusive_scan(items[0], OP, threads=W)
-        wex[g] = coop.warp.exclusive_scan(items[0], OP, initial, threads=W)
-        coop.block.inclusive_scan(items, OP, scan, algorithm=SCA)
+        wex[g] = coop.warp.exclusive_scan(items[0], OP, initial_value=initial, threads=W)
+        coop.block.inclusive_scan(items, OP, output=scan, algorithm=SCA)
         for i in range(IPT):
             binc[mine + i] = scan[i]
-        coop.block.exclusive_scan(items, OP, initial, scan, algorithm=SCA)
+        coop.block.exclusive_scan(items, OP, initial_value=initial, output=scan, algorithm=SCA)
         for i in range(IPT):
             bex[mine + i] = scan[i]
-        sex[g] = coop.block.exclusive_scan(items[0], OP, initial, algorithm=SCA)
+        sex[g] = coop.block.exclusive_scan(items[0], OP, initial_value=initial, algorithm=SCA)
 
     return kernel
 

@@ -212,9 +212,9 @@ def make_kernel(case: Case) -> Any:
             top_k_keys[t * IPT + i] = ushort_as_bfloat16(top_keys[mine + i]) if BF16 else top_keys[mine + i]
             top_k_values[t * IPT + i] = POISON_I
         if DEFAULT_BITS:
-            coop.block.radix_sort(keys, vals, descending=DESC, output=OUT)
+            coop.block.radix_sort(keys, values=vals, descending=DESC, output=OUT)
         else:
-            coop.block.radix_sort(keys, vals, descending=DESC, output=OUT, begin_bit=bits[0], end_bit=bits[1])
+            coop.block.radix_sort(keys, values=vals, descending=DESC, output=OUT, begin_bit=bits[0], end_bit=bits[1])
         for i in range(IPT):
             pos = bid * TILE + (i * T + t if STRIPED else t * IPT + i)
             keys_out[pos] = bfloat16_as_ushort(keys[i]) if BF16 else keys[i]
@@ -226,7 +226,7 @@ def make_kernel(case: Case) -> Any:
             keys2_out[pos] = bfloat16_as_ushort(keys2[i]) if BF16 else keys2[i]
             index_out[pos] = idx[i]
         cuda.syncthreads()  # the poison is in place
-        coop.block.top_k(keys3, ks[bid], top_k_keys, vals3, top_k_values, largest=LARGEST)
+        coop.block.top_k(keys3, top_k_keys, k=ks[bid], values=vals3, out_values=top_k_values, largest=LARGEST)
         coop.block.radix_rank(keys3, ranks, radix_bits=RANK_BITS, begin_bit=bits[2], end_bit=bits[1],
                               descending=DESC, algorithm=ALGO)
         cuda.syncthreads()

@@ -168,9 +168,10 @@ def make_kernel(case: Case) -> Any:
             keys_out[mine + i] = keys[i]
             index_out[mine + i] = idx[i]
         if HAS_VALUES:
-            coop.warp.top_k(keys2, ks[w], top_keys, vals2, top_values, largest=LARGEST, offset=w * WT, threads=LW)
+            coop.warp.top_k(keys2, top_keys, k=ks[w], values=vals2, out_values=top_values, largest=LARGEST,
+                            offset=w * WT, threads=LW)
         else:
-            coop.warp.top_k(keys2, ks[w], top_keys, largest=LARGEST, offset=w * WT, threads=LW)
+            coop.warp.top_k(keys2, top_keys, k=ks[w], largest=LARGEST, offset=w * WT, threads=LW)
         for i in range(IPT):
             keys_after[mine + i] = keys2[i]
 

@@ -76,7 +76,7 @@ def make_kernel(case: Case):
             vmins[g // W] = vm
         exsum[g] = coop.warp.exclusive_sum(v, threads=W)
         incsum[g] = coop.warp.inclusive_sum(v, threads=W)
-        exmax[g] = coop.warp.exclusive_scan(v, "max", initial, threads=W)
+        exmax[g] = coop.warp.exclusive_scan(v, "max", initial_value=initial, threads=W)
         incmin[g] = coop.warp.inclusive_scan(v, "min", threads=W)
 
     return kernel

@@ -162,14 +162,15 @@ def misuses() -> list[Misuse]:
     return list(found.values())
 
 
-def kernel(source: str, name: str) -> Any:
-    """Compile ``source`` into a numba-cuda-mlir kernel named ``name`` (its lines in error messages)."""
+def kernel(source: str, name: str, label: str = "contract case") -> Any:
+    """Compile ``source`` into a numba-cuda-mlir kernel named ``name``; error messages name its lines in the file
+    ``<{label} {name}>``."""
     import numpy as np
     from numba_cuda_mlir import cuda
 
     import cuda.coop as coop
 
-    filename = f"<contract case {name}>"
+    filename = f"<{label} {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     env: dict[str, Any] = {"cuda": cuda, "np": np, "coop": coop}
     exec(compile(source, filename, "exec"), env)

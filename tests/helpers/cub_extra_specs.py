@@ -176,7 +176,9 @@ BLOCK_DISCONTINUITY = PrimitiveSpec(
     ),
 )
 
-_COUNTERS = Param(name="histogram", kind=ArgKind.POINTER, type="counter_dtype", min_extent="bins", doc="Bins counters.")
+_COUNTERS = Param(
+    name="histogram", kind=ArgKind.POINTER, type="counter_dtype", min_extent="bins", doc="Bins counters."
+)
 _COUNTER_T = _t("counter_dtype", "CounterT", TParamKind.TYPE)
 
 BLOCK_HISTOGRAM = PrimitiveSpec(

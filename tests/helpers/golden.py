@@ -3,6 +3,9 @@
     text = render_requests(requests, (16, 8))                    # the C++ a provider compiles, for CCCL 3.6.0
     check_golden("block_histogram_2d", after_preamble(text))     # tests/data/render/block_histogram_2d.cu
 
+The C++ every provider repeats verbatim (the ``cuda_coop_detail`` block, a composition's support code) is folded
+to a comment naming where it is written (:func:`fold`): a golden holds what its call sites render.
+
 Regenerate the goldens after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest <the test file>`` and
 review the diff: each is written, then compared.
 """
@@ -16,9 +19,20 @@ from pathlib import Path
 from cuda.coop import _specs
 from cuda.coop._provider import plan, render
 from cuda.coop._provider._abi import Plan
+from cuda.coop._provider._render import _DETAIL
 from cuda.coop._specs import Request
 
-__all__ = ["CCCL", "RENDER_DATA", "UPDATE", "after_preamble", "check_golden", "render_plan", "render_requests"]
+__all__ = [
+    "CCCL",
+    "RENDER_DATA",
+    "UPDATE",
+    "after_preamble",
+    "check_golden",
+    "fixed_blocks",
+    "fold",
+    "render_plan",
+    "render_requests",
+]
 
 RENDER_DATA = Path(__file__).resolve().parents[1] / "data" / "render"
 """Where the goldens are."""
@@ -39,9 +53,28 @@ def render_requests(requests: Iterable[Request], block: tuple[int, ...], headers
     return render_plan(plan(list(requests), block), headers)
 
 
+def fold(text: str) -> str:
+    """``text`` with the C++ every provider repeats verbatim folded to one comment line naming where it is written:
+    the renderer's ``cuda_coop_detail`` block (``_DETAIL``) and the specs' ``support`` code. A golden then holds what
+    its call sites render; the fixed blocks are source already (a golden of them would repeat them)."""
+    for where, block in fixed_blocks().items():
+        text = text.replace(block, f"// (verbatim: {where})\n")
+    return text
+
+
+def fixed_blocks() -> dict[str, str]:
+    """The verbatim blocks :func:`fold` folds, by where they are written."""
+    blocks = {"cuda_coop/_provider/_render.py _DETAIL": _DETAIL}
+    for spec in _specs.all_primitives():
+        if spec.support:
+            blocks[f"the support of the {spec.name} spec"] = spec.support.rstrip("\n") + "\n"
+    return blocks
+
+
 def check_golden(path_or_name: str | Path, text: str) -> None:
-    """``text`` equals the golden: a ``Path``, or a name of ``tests/data/render/<name>.cu``. Under
+    """``text``, :func:`fold`-ed, equals the golden: a ``Path``, or a name of ``tests/data/render/<name>.cu``. Under
     ``CUDA_COOP_UPDATE_GOLDENS=1`` the golden is written first."""
+    text = fold(text)
     path = path_or_name if isinstance(path_or_name, Path) else RENDER_DATA / f"{path_or_name}.cu"
     if os.environ.get(UPDATE):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import operator
 
+import numpy as np
 import pytest
 
 import cuda.coop as coop
@@ -71,9 +72,9 @@ def test_wrapper_abi() -> None:
 def test_known_operators_and_user_functions() -> None:
     assert bind(_request("subtract_right", "array", op="+"), (32,)).values["op"].name == "PLUS"
     bind(_request("subtract_right", "array", op="max"), (32,))
-    # There is no known subtraction: operator.sub is compiled as a user function by the DSL.
-    with pytest.raises(SpecError, match="not an operator"):
-        bind(_request("subtract_left", "array", op=operator.sub), (32,))
+    # "-", operator.sub and np.subtract are libcu++'s cuda::std::minus
+    for op in ("-", operator.sub, np.subtract):
+        assert bind(_request("subtract_left", "array", op=op), (32,)).values["op"].name == "MINUS"
     with pytest.raises(SpecError, match="is not a binary operator returning a value"):
         bind(_request("subtract_left", "array", op="<"), (32,))
     with pytest.raises(SpecError, match="not defined for float32"):

@@ -173,14 +173,16 @@ def test_storage_estimate() -> None:
 
 def test_public_signatures() -> None:
     sig = inspect.signature(coop.block.radix_sort)
-    assert list(sig.parameters) == ["keys", "values", "descending", "begin_bit", "end_bit", "output", "radix_bits",
-                                    "memoize_outer_scan", "inner_scan_algorithm", "items_per_thread"]
+    assert list(sig.parameters) == ["keys", "values", "descending", "begin_bit", "end_bit", "valid_items", "output",
+                                    "radix_bits", "memoize_outer_scan", "inner_scan_algorithm", "items_per_thread"]
+    assert sig.parameters["values"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["end_bit"].default is None and sig.parameters["begin_bit"].default == 0
     sig = inspect.signature(coop.block.argsort)
     assert list(sig.parameters)[:4] == ["keys", "indices", "descending", "base"]
     assert sig.parameters["indices"].default is inspect.Parameter.empty
     sig = inspect.signature(coop.block.top_k)
-    assert list(sig.parameters)[:7] == ["keys", "k", "out_keys", "values", "out_values", "largest", "offset"]
+    assert list(sig.parameters)[:7] == ["keys", "out_keys", "k", "values", "out_values", "largest", "offset"]
+    assert sig.parameters["k"].kind is inspect.Parameter.KEYWORD_ONLY and sig.parameters["k"].default is sig.empty
     assert sig.parameters["largest"].default is True and sig.parameters["offset"].default == 0
     for name in ("radix_sort", "argsort", "top_k"):
         assert name in coop.block.__all__
@@ -248,5 +250,6 @@ def test_rank_allowed_configurations() -> None:
     bind(_rank(dtype="bfloat16", algorithm="match"), (128,))  # half keys: CUB's float traits
     bind(_rank("ranks_prefix", radix_bits=7, bins_per_thread=2), (4, 4, 4))
     sig = inspect.signature(coop.block.radix_rank)
-    assert sig.parameters["radix_bits"].default is inspect.Parameter.empty
+    assert sig.parameters["radix_bits"].default == 4 == inspect.signature(coop.block.radix_sort).parameters[
+        "radix_bits"].default
     assert sig.parameters["algorithm"].default == "basic" and sig.parameters["digit_prefix"].default is None

@@ -74,7 +74,7 @@ def test_golden_2d() -> None:
 def test_block_method_renders_cub_two_array_form(method: str) -> None:
     text = _source([_block(method, dtype="int16", items_per_thread=3)], (64,))
     assert "cub::BlockExchange<short, 64, 3, false, 1, 1>" in text
-    args = "items_in, reinterpret_cast<short(&)[3]>(*output)"
+    args = "x_in, reinterpret_cast<short(&)[3]>(*output)"
     if "scatter" in method:
         args += ", ranks_in"
     if method.endswith("flagged"):
@@ -91,9 +91,9 @@ def test_block_template_arguments_in_cub_order() -> None:
 def test_ranks_and_flags_take_their_own_types() -> None:
     sig = plan([_block("scatter_to_striped_flagged", rank_type="int64", flag_type="uint8")], (128,)).signatures[0]
     types = {p.name: p.ctype for p in sig.params}
-    assert types == {"items": "float*", "output": "float*", "ranks": "long long*", "valid_flags": "unsigned char*"}
+    assert types == {"x": "float*", "output": "float*", "ranks": "long long*", "valid_flags": "unsigned char*"}
     roles = {p.name: p.role for p in sig.params}
-    assert roles == {"items": "in", "output": "out", "ranks": "in", "valid_flags": "in"}  # ranks never modified
+    assert roles == {"x": "in", "output": "out", "ranks": "in", "valid_flags": "in"}  # ranks never modified
 
 
 def test_rank_and_flag_types_default() -> None:
@@ -149,7 +149,7 @@ def test_guarded_scatters_refuse_time_slicing(method: str) -> None:
 def test_warp_method_renders(method: str) -> None:
     text = _source([_warp(method, threads=8, dtype="uint64")], (64,))
     assert "cub::WarpExchange<unsigned long long, 4, 8, cub::WARP_EXCHANGE_SMEM>" in text
-    args = "items_in, reinterpret_cast<unsigned long long(&)[4]>(*output)" + (", ranks_in" if "scatter" in method
+    args = "x_in, reinterpret_cast<unsigned long long(&)[4]>(*output)" + (", ranks_in" if "scatter" in method
                                                                               else "")
     assert f".{CPP[method]}({args});" in text
     assert "__syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));" in text
@@ -196,9 +196,10 @@ def test_specs_are_registered() -> None:
 def test_block_stub_signature(name: str) -> None:
     params = inspect.signature(getattr(coop.block, name)).parameters
     assert params["output"].default is None  # in place by default
+    assert params["output"].kind is inspect.Parameter.KEYWORD_ONLY
     assert params["warp_time_slicing"].default is False
     assert params["warp_time_slicing"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert params["items"].default is inspect.Parameter.empty
+    assert params["x"].default is inspect.Parameter.empty
     if "scatter" in name:
         assert params["ranks"].default is inspect.Parameter.empty
     if name.endswith("flagged"):

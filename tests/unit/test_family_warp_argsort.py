@@ -110,10 +110,10 @@ def test_float_indices_are_refused() -> None:
 
 def test_public_stubs() -> None:
     assert list(inspect.signature(coop.warp.argsort).parameters) == [
-        "keys", "indices", "descending", "base", "threads", "items_per_thread"]
+        "keys", "indices", "descending", "base", "valid_items", "threads", "items_per_thread"]
     params = inspect.signature(coop.warp.top_k).parameters
-    assert list(params) == ["keys", "k", "out_keys", "values", "out_values", "largest", "offset", "threads",
-                            "items_per_thread"]
+    assert list(params) == ["keys", "out_keys", "k", "values", "out_values", "largest", "offset", "valid_items",
+                            "threads", "items_per_thread"]
     assert params["threads"].default == 32 and params["largest"].default is True
     assert "cuda_coop::WarpArgsort::Argsort" in (coop.warp.argsort.__doc__ or "")
     assert "cuda_coop::WarpTopK::TopK" in (coop.warp.top_k.__doc__ or "")

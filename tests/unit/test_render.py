@@ -16,7 +16,7 @@ from cuda.coop._provider import plan
 from cuda.coop._provider._abi import Plan
 from cuda.coop._specs import ArgKind, Request, UserCallback, UserOp, user_type
 from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
-from tests.helpers.golden import check_golden, render_plan, render_requests
+from tests.helpers.golden import check_golden, fixed_blocks, render_plan, render_requests
 
 UDT = user_type(12, 4)
 
@@ -82,6 +82,16 @@ CASES: dict[str, tuple[list[Request], tuple[int, ...]]] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden(name: str) -> None:
     check_golden(name, render_requests(*CASES[name]))
+
+
+def test_goldens_fold_only_what_the_source_holds_verbatim() -> None:
+    """The folded blocks are rendered as written: the detail block in every provider, a support block in each one
+    calling its spec."""
+    requests, block = CASES["reduce_scan"]
+    assert render_requests(requests, block).count(fixed_blocks()["cuda_coop/_provider/_render.py _DETAIL"]) == 1
+    text = render_requests([Request("block_argsort", "argsort", "pairs", dtype="int32", items_per_thread=2,
+                                    index_type="int32")], (32,))
+    assert text.count(fixed_blocks()["the support of the block_argsort spec"]) == 1
 
 
 def test_golden_extra_specs() -> None:

@@ -18,102 +18,7 @@ static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but anoth
 //   [3] warp_exchange.striped_to_blocked.array[algorithm=cub::WARP_EXCHANGE_SHUFFLE,dtype=int32,items_per_thread=8,threads=8]
 //   [4] warp_exchange.scatter_to_striped.array[algorithm=cub::WARP_EXCHANGE_SMEM,dtype=int32,items_per_thread=4,rank_type=int8,threads=16]
 
-namespace cuda_coop_detail
-{
-// Whether a collective's TempStorage holds anything (CUB's empty storage is one byte).
-template <class Prim>
-inline constexpr bool uses_storage = sizeof(typename Prim::TempStorage) > 1;
-
-// Lanes of the calling thread's logical warp (LogicalWarpThreads divides the block size).
-template <int LogicalWarpThreads>
-__device__ __forceinline__ unsigned logical_warp_mask(int linear_tid)
-{
-  if constexpr (LogicalWarpThreads == 32)
-  {
-    return 0xffffffffu;
-  }
-  else
-  {
-    return ((1u << LogicalWarpThreads) - 1u) << (linear_tid % 32 / LogicalWarpThreads * LogicalWarpThreads);
-  }
-}
-
-// A count of any integer type, clamped to [0, Limit]: at or above the limit means "all", never truncated.
-template <int Limit, class I>
-__device__ __forceinline__ int clamp_count(I n)
-{
-  if constexpr (::cuda::std::is_signed_v<I>)
-  {
-    const long long v = n;
-    return v <= 0 ? 0 : v >= Limit ? Limit : static_cast<int>(v);
-  }
-  else
-  {
-    const unsigned long long v = n;
-    return v >= static_cast<unsigned long long>(Limit) ? Limit : static_cast<int>(v);
-  }
-}
-
-// NumPy's maximum and minimum ("max"/"min", np.maximum/np.minimum, builtin max/min): a NaN operand gives
-// NaN. libcu++'s cuda::maximum/minimum are fmax/fmin there (np.fmax/np.fmin): a NaN operand is dropped.
-template <bool Max>
-struct numpy_extremum
-{
-  template <class T>
-  __device__ __forceinline__ T operator()(const T& a, const T& b) const
-  {
-    if constexpr (::cuda::is_floating_point_v<T>)
-    {
-      if (::cuda::std::isnan(a))
-      {
-        return a;
-      }
-      if (::cuda::std::isnan(b))
-      {
-        return b;
-      }
-    }
-    if constexpr (Max)
-    {
-      return ::cuda::maximum<T>{}(a, b);
-    }
-    else
-    {
-      return ::cuda::minimum<T>{}(a, b);
-    }
-  }
-};
-using maximum = numpy_extremum<true>;
-using minimum = numpy_extremum<false>;
-
-// The identities of maximum and minimum: the result of reducing no item (-inf and +inf where T has them).
-template <class T>
-__device__ __forceinline__ T lowest_value()
-{
-  using limits = ::cuda::std::numeric_limits<T>;
-  if constexpr (limits::has_infinity)
-  {
-    return -limits::infinity();
-  }
-  else
-  {
-    return limits::lowest();
-  }
-}
-template <class T>
-__device__ __forceinline__ T highest_value()
-{
-  using limits = ::cuda::std::numeric_limits<T>;
-  if constexpr (limits::has_infinity)
-  {
-    return limits::infinity();
-  }
-  else
-  {
-    return limits::max();
-  }
-}
-} // namespace cuda_coop_detail
+// (verbatim: cuda_coop/_provider/_render.py _DETAIL)
 
 // Storage ABI of the value types, as the DSL sees them.
 static_assert(sizeof(bool) == 1 && alignof(bool) == 1, "storage ABI of bool");
@@ -161,34 +66,34 @@ static __shared__ storage_t storage;
 static_assert(sizeof(storage_t) <= 48 * 1024, "cuda-coop: this kernel's CUB temporary storage exceeds the 48 KiB of static shared memory a block may have; use fewer items per thread, a smaller block, or algorithms that need less shared memory (direct, striped, vectorize)");
 } // namespace cuda_coop_01c14ae76642
 
-extern "C" __device__ void cuda_coop_01c14ae76642_0_block_exchange_blocked_to_warp_striped(long long* items, long long* output)
+extern "C" __device__ void cuda_coop_01c14ae76642_0_block_exchange_blocked_to_warp_striped(long long* x, long long* output)
 {
   using Prim = cuda_coop_01c14ae76642::prim_0;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  long long items_in[4];
+  long long x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s0).BlockedToWarpStriped(items_in, reinterpret_cast<long long(&)[4]>(*output));
+  Prim(cuda_coop_01c14ae76642::storage.block.s0).BlockedToWarpStriped(x_in, reinterpret_cast<long long(&)[4]>(*output));
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_blocked(float* items, float* output, unsigned short* ranks)
+extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_blocked(float* x, float* output, unsigned short* ranks)
 {
   using Prim = cuda_coop_01c14ae76642::prim_1;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  float items_in[4];
+  float x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   unsigned short ranks_in[4];
 #pragma unroll
@@ -196,21 +101,21 @@ extern "C" __device__ void cuda_coop_01c14ae76642_1_block_exchange_scatter_to_bl
   {
     ranks_in[k] = ranks[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s1).ScatterToBlocked(items_in, reinterpret_cast<float(&)[4]>(*output), ranks_in);
+  Prim(cuda_coop_01c14ae76642::storage.block.s1).ScatterToBlocked(x_in, reinterpret_cast<float(&)[4]>(*output), ranks_in);
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_striped_flagged(double* items, double* output, long long* ranks, bool* valid_flags)
+extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_striped_flagged(double* x, double* output, long long* ranks, bool* valid_flags)
 {
   using Prim = cuda_coop_01c14ae76642::prim_2;
   if constexpr (cuda_coop_detail::uses_storage<Prim>)
   {
     __syncthreads();
   }
-  double items_in[2];
+  double x_in[2];
 #pragma unroll
   for (int k = 0; k < 2; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   long long ranks_in[2];
 #pragma unroll
@@ -224,10 +129,10 @@ extern "C" __device__ void cuda_coop_01c14ae76642_2_block_exchange_scatter_to_st
   {
     valid_flags_in[k] = valid_flags[k];
   }
-  Prim(cuda_coop_01c14ae76642::storage.block.s2).ScatterToStripedFlagged(items_in, reinterpret_cast<double(&)[2]>(*output), ranks_in, valid_flags_in);
+  Prim(cuda_coop_01c14ae76642::storage.block.s2).ScatterToStripedFlagged(x_in, reinterpret_cast<double(&)[2]>(*output), ranks_in, valid_flags_in);
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blocked(int* items, int* output)
+extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blocked(int* x, int* output)
 {
   using Prim = cuda_coop_01c14ae76642::prim_3;
   const int tid = static_cast<int>(threadIdx.x + 32 * (threadIdx.y + 4 * threadIdx.z));
@@ -236,16 +141,16 @@ extern "C" __device__ void cuda_coop_01c14ae76642_3_warp_exchange_striped_to_blo
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<8>(tid));
   }
-  int items_in[8];
+  int x_in[8];
 #pragma unroll
   for (int k = 0; k < 8; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
-  Prim(temp).StripedToBlocked(items_in, reinterpret_cast<int(&)[8]>(*output));
+  Prim(temp).StripedToBlocked(x_in, reinterpret_cast<int(&)[8]>(*output));
 }
 
-extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_striped(int* items, int* output, signed char* ranks)
+extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_striped(int* x, int* output, signed char* ranks)
 {
   using Prim = cuda_coop_01c14ae76642::prim_4;
   const int tid = static_cast<int>(threadIdx.x + 32 * (threadIdx.y + 4 * threadIdx.z));
@@ -254,11 +159,11 @@ extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_str
   {
     __syncwarp(cuda_coop_detail::logical_warp_mask<16>(tid));
   }
-  int items_in[4];
+  int x_in[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k)
   {
-    items_in[k] = items[k];
+    x_in[k] = x[k];
   }
   signed char ranks_in[4];
 #pragma unroll
@@ -266,5 +171,5 @@ extern "C" __device__ void cuda_coop_01c14ae76642_4_warp_exchange_scatter_to_str
   {
     ranks_in[k] = ranks[k];
   }
-  Prim(temp).ScatterToStriped(items_in, reinterpret_cast<int(&)[4]>(*output), ranks_in);
+  Prim(temp).ScatterToStriped(x_in, reinterpret_cast<int(&)[4]>(*output), ranks_in);
 }
