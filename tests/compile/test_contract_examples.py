@@ -314,7 +314,7 @@ def test_an_empty_user_reduction_is_refused_and_a_known_one_has_its_identity(tmp
 
     compile_kernel(sum_of_nothing, SIG, block=64)
     (source,) = tmp_path.glob("*.cu")
-    assert "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return static_cast<int>(0);" in (
+    assert "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return cuda_coop_detail::zero<int>();" in (
         source.read_text())
 
 
