@@ -314,8 +314,8 @@ def test_an_empty_user_reduction_is_refused_and_a_known_one_has_its_identity(tmp
 
     compile_kernel(sum_of_nothing, SIG, block=64)
     (source,) = tmp_path.glob("*.cu")
-    assert "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return cuda_coop_detail::zero<int>();" in (
-        source.read_text())
+    guard = "if (cuda_coop_detail::clamp_count<64>(valid_items) == 0)\n  {\n    return cuda_coop_detail::zero<int>();"
+    assert guard in source.read_text()
 
 
 def test_every_identity_compiles_for_every_item_type(toolchain, compiler) -> None:  # type: ignore[no-untyped-def]
