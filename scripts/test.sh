@@ -30,7 +30,7 @@ stage "types (mypy --strict)" python -m mypy
 if (($#)); then
   stage "pytest $*" python -m pytest "$@"
 else
-  # Every tier but gpu, over all cores; the docs build is one xdist group (tests/conftest.py).
-  stage "unit, packaging, compile" python -m pytest -m "not gpu" -n auto --dist loadgroup --durations=15
+  # Every tier but gpu, over all cores; the workers share one build of the docs (tests/packaging/conftest.py).
+  stage "unit, packaging, compile" python -m pytest -m "not gpu" -n auto --durations=15
   stage "compile, CUDA 13.0" bash scripts/test_cuda13.0.sh
 fi

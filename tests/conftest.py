@@ -72,8 +72,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         tier = Path(str(item.fspath)).parent.name
         if tier in _TIERS:
             item.add_marker(getattr(pytest.mark, tier))
-        if "site" in getattr(item, "fixturenames", ()):  # the docs, built once: one pytest-xdist worker reads them
-            item.add_marker(pytest.mark.xdist_group("docs"))
 
 
 _CACHE_HOMES: dict[str, str] = {}
@@ -81,8 +79,6 @@ _PER_RUN = ("CUDA_COOP_ENABLE_CACHE", "CUDA_COOP_SOURCE_DUMP_DIR", "CUDA_COOP_PA
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # pytest-xdist registers it when installed; a run without xdist (-p no:xdist) must accept it too
-    config.addinivalue_line("markers", "xdist_group(name): tests run on one pytest-xdist worker (--dist loadgroup)")
     # Hermetic caches: each process of the run (each pytest-xdist worker) has a cache directory of its own, and
     # the caller's cache, dump and pack settings do not leak in; a test that wants them sets them (monkeypatch).
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
