@@ -10,7 +10,6 @@ argmax of one value per lane.
 
 from __future__ import annotations
 
-import math
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -18,19 +17,17 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.helpers.shapes import Threads
+
 TILES = 3
 
 
 @dataclass(frozen=True)
-class ArgCase:
+class ArgCase(Threads):
     dtype: str
     block: tuple[int, int, int]
     items: int
     nan: bool = False
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def warp(self) -> int:

@@ -38,6 +38,7 @@ from tests.gpu._data import (
     scan_ref,
     sentinels,
 )
+from tests.helpers.shapes import Tile
 
 BLOCKS = ((1, 1, 1), (33, 1, 1), (100, 1, 1), (7, 5, 3), (32, 1, 1), (128, 1, 1), (1024, 1, 1), (16, 8, 1),
           (4, 4, 4))
@@ -69,21 +70,13 @@ def scan_algorithms(threads: int) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     dtype: str
     block: tuple[int, int, int]
     ipt: int
     ls: str  # load and store algorithm
     reduce: str
     scan: str
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def id(self) -> str:

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.helpers.shapes import Threads
+
 DTYPES = ("float16", "bfloat16", "complex64", "complex128")
 BLOCKS = ((128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
 ITEMS = (1, 4, 16)
@@ -39,14 +41,10 @@ COMPLEX_PART = {"complex64": np.float32, "complex128": np.float64}
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     dtype: str
     block: tuple[int, int, int]
     items: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def warp(self) -> int:

@@ -22,13 +22,13 @@ so there those pairs run ``"atomic"`` only, where their counters allow it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Tile
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 ITEMS = (1, 4, 16)
@@ -71,17 +71,9 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     block: tuple[int, int, int]
     ipt: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     def sorts(self, dtype: str) -> bool:
         """Whether ``"sort"`` fits for samples of ``dtype`` (else CUB's storage is refused at compile time)."""

@@ -15,7 +15,6 @@ racecheck and synccheck run two of the cases (``python -m tests.gpu.test_family_
 
 from __future__ import annotations
 
-import math
 import operator
 from dataclasses import dataclass
 
@@ -24,6 +23,7 @@ import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Tile
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 ITEMS = (1, 4, 16)
@@ -41,19 +41,11 @@ FLAG_POISON = 7
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     dtype: str
     block: tuple[int, int, int]
     ipt: int
     flag_type: str
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def id(self) -> str:

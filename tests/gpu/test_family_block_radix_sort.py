@@ -36,6 +36,7 @@ import pytest
 
 from tests.gpu._data import DTYPES
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Tile
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (256, 1, 1), (1024, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
 ITEMS = (1, 4, 8, 16)
@@ -48,7 +49,7 @@ BASE_EXTRA = 7
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     dtype: str
     values: str | None
     block: tuple[int, int, int]
@@ -59,14 +60,6 @@ class Case:
     second: str
     """``"argsort"`` or ``"top_k"``: the call on the copy of the tile."""
     index_type: str = "int32"
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def width(self) -> int:
@@ -343,7 +336,7 @@ def test_compute_sanitizer_is_clean(tool: str) -> None:
 
 
 @dataclass(frozen=True)
-class RankCase:
+class RankCase(Tile):
     """One kernel: ``radix_rank`` with ``algorithm`` ("basic"/"memoize") and, on 1-D blocks, ``"match"`` with
     ``match_bits`` radix bits; both with ``digit_prefix`` and runtime ``begin_bit``/``end_bit``."""
 
@@ -356,14 +349,6 @@ class RankCase:
     end: int
     algorithm: str
     match_bits: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def match(self) -> bool:

@@ -20,7 +20,6 @@ at the end), block 2 has no items at all (every run empty). Positions past the b
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +27,7 @@ import pytest
 
 from tests.gpu._data import DTYPES
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Threads
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 SHAPES = ((1, 4), (4, 1), (3, 2))  # (runs_per_thread, decoded_items_per_thread)
@@ -52,17 +52,13 @@ which a block may statically have 48 KiB (4096 runs of 8-byte values are refused
 
 
 @dataclass(frozen=True)
-class Run:
+class Run(Threads):
     """One value dtype's decode in a case's kernel."""
 
     block: tuple[int, int, int]
     runs: int
     decoded: int
     types: tuple[str, str, str, str, str]
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def run_tile(self) -> int:
@@ -89,7 +85,7 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     """One kernel: a block and (runs, decoded items) per thread, a run of every value dtype."""
 
     block: tuple[int, int, int]
@@ -97,10 +93,6 @@ class Case:
     decoded: int
     offset: int = 0
     """Where the value dtypes start in the rotation of ``INDEX_TYPES``."""
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def run_list(self) -> tuple[Run, ...]:

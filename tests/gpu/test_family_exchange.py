@@ -28,6 +28,7 @@ import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Threads, Tile
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4), (256, 1, 1), (1024, 1, 1))
 ITEMS = (1, 4, 16)
@@ -39,18 +40,10 @@ WARP_OUTPUTS = ("b2s", "s2b", "sc_s", "sh_b2s", "sh_s2b")
 
 
 @dataclass(frozen=True)
-class BlockCase:
+class BlockCase(Tile):
     block: tuple[int, int, int]
     ipt: int
     dtypes: tuple[str, ...]
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def whole_warps(self) -> bool:
@@ -72,15 +65,11 @@ def block_cases() -> list[BlockCase]:
 
 
 @dataclass(frozen=True)
-class WarpCase:
+class WarpCase(Threads):
     dtype: str
     block: tuple[int, int, int]
     width: int
     ipt: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def id(self) -> str:

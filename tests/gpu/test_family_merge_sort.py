@@ -27,7 +27,6 @@ compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_merge_
 
 from __future__ import annotations
 
-import math
 import zlib
 from dataclasses import dataclass
 
@@ -36,6 +35,7 @@ import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Threads
 
 BLOCKS = ((32, 1, 1), (128, 1, 1), (256, 1, 1), (16, 8, 1), (4, 4, 4))
 ITEMS = (1, 4, 8)
@@ -50,17 +50,13 @@ TILES = 5
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     dtype: str
     values: str | None
     block: tuple[int, int, int]
     ipt: int
     warp: int = 0
     """Lanes per logical warp (0: a block sort)."""
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def group(self) -> int:

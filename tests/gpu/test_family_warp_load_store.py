@@ -34,6 +34,7 @@ import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.helpers.sanitizer import run_clean
+from tests.helpers.shapes import Threads
 
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 WIDTHS = (1, 2, 4, 8, 16, 32)
@@ -47,15 +48,11 @@ OUTPUTS = ("lf", "lp", "lg", "sf", "sp")
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     dtype: str
     block: tuple[int, int, int]
     width: int
     ipt: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def total(self) -> int:

@@ -30,6 +30,7 @@ from tests.gpu._data import (
     sentinels,
 )
 from tests.gpu.test_block_matrix import reduce_algorithms, scan_algorithms
+from tests.helpers.shapes import Threads
 
 BLOCKS = ((33, 1, 1), (128, 1, 1), (7, 5, 3), (1024, 1, 1), (16, 8, 1), (100, 1, 1))
 GRID = 2
@@ -37,7 +38,7 @@ OUTPUTS = ("red", "vred", "wred", "winc", "wex", "binc", "bex", "sex")
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     dtype: str
     op: str
     block: tuple[int, int, int]
@@ -45,10 +46,6 @@ class Case:
     width: int
     reduce: str
     scan: str
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def id(self) -> str:

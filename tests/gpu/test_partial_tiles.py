@@ -29,7 +29,6 @@ type (int8..uint64, float16, bfloat16, float32, float64), both directions each; 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,7 @@ import pytest
 from tests.gpu import test_family_block_radix_sort as family
 from tests.gpu import test_radix_sort_half as half
 from tests.gpu import test_warp_argsort_top_k as warp
+from tests.helpers.shapes import Tile
 
 KEYS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32",
         "float64")
@@ -56,7 +56,7 @@ POISON_VALUE = -77
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     """One kernel: radix_sort, argsort, top_k and radix_rank of a block's tile, each with ``valid_items``."""
 
     dtype: str
@@ -72,14 +72,6 @@ class Case:
     """None: the default (4)."""
     count_type: str
     index_type: str
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def rank_bits(self) -> int:

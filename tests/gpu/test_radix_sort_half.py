@@ -31,7 +31,6 @@ launch:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,7 @@ import numpy as np
 import pytest
 
 from tests.gpu import test_family_block_radix_sort as family
+from tests.helpers.shapes import Tile
 
 DTYPES = ("float16", "bfloat16")
 BLOCKS = ((128, 1, 1), (33, 1, 1), (16, 8, 1), (4, 4, 4))
@@ -79,7 +79,7 @@ TIES = {  # few distinct keys: -0.0/+0.0, a NaN of each sign, a subnormal, +-1, 
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Tile):
     dtype: str
     block: tuple[int, int, int]
     ipt: int
@@ -88,14 +88,6 @@ class Case:
     bits: str
     largest: bool
     algorithm: str
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
-
-    @property
-    def tile(self) -> int:
-        return self.threads * self.ipt
 
     @property
     def id(self) -> str:

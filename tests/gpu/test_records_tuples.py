@@ -42,6 +42,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.helpers.shapes import Threads
+
 TILES = 2
 REC = np.dtype([("tag", np.uint8), ("key", np.int64), ("val", np.float32), ("rank", np.int16)], align=True)
 """24 bytes, aligned to 8: 7 padding bytes after tag, 2 after rank."""
@@ -51,13 +53,9 @@ PARTIAL = 7
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     block: tuple[int, int, int]
     warp: int
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def id(self) -> str:

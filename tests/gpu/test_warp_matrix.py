@@ -24,6 +24,7 @@ from tests.gpu._data import (
     scan_ref,
     sentinels,
 )
+from tests.helpers.shapes import Threads
 
 WIDTHS = (1, 2, 4, 8, 16, 32)
 BLOCKS = ((32, 1, 1), (1024, 1, 1), (16, 8, 1), (4, 4, 4), (33, 1, 1), (100, 1, 1), (7, 5, 3))
@@ -32,14 +33,10 @@ OUTPUTS = ("sums", "partial", "maxes", "vmins", "exsum", "incsum", "exmax", "inc
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(Threads):
     dtype: str
     width: int
     block: tuple[int, int, int]
-
-    @property
-    def threads(self) -> int:
-        return math.prod(self.block)
 
     @property
     def id(self) -> str:
