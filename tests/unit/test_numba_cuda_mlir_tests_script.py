@@ -1,0 +1,94 @@
+"""scripts/numba_cuda_mlir_tests.py: JUnit outcomes, the comparison, and a root it cannot use.
+
+The real runs need a GPU and Numba-CUDA-MLIR's test suite; their counts are in docs/known_issues.rst.
+Here pytest is replaced by a fake that writes a JUnit file per run, so the comparison itself can fail.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "numba_cuda_mlir_tests.py"
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest">
+<testcase classname="tests.test_a" name="test_ok"/>
+<testcase classname="tests.test_a" name="test_bad"><failure message="x"/></testcase>
+<testcase classname="tests.test_b" name="test_skip"><skipped message="why"/></testcase>
+<testcase classname="tests.test_b" name="test_err"><error message="boom"/></testcase>
+{extra}
+</testsuite></testsuites>
+"""
+
+
+@pytest.fixture(scope="module")
+def script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("numba_cuda_mlir_tests", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_outcomes_reads_each_testcase(script: ModuleType, tmp_path: Path) -> None:
+    junit = tmp_path / "r.xml"
+    junit.write_text(JUNIT.format(extra=""))
+    assert script.outcomes(junit) == {
+        "tests.test_a::test_ok": "passed",
+        "tests.test_a::test_bad": "failed",
+        "tests.test_b::test_skip": "skipped",
+        "tests.test_b::test_err": "error",
+    }
+
+
+def test_a_root_without_the_suite_is_refused(
+    script: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert script.main([str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "must hold Numba-CUDA-MLIR's tests/ and pyproject.toml" in capsys.readouterr().err
+
+
+def test_the_runs_are_compared_test_by_test(
+    script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "suite"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    with_coop = '<testcase classname="tests.test_c" name="test_cache"><failure message="no files"/></testcase>'
+    without = '<testcase classname="tests.test_c" name="test_cache"/>'
+    fake = tmp_path / "fake_python.py"  # stands for "python -m pytest ...": writes the JUnit file it is given
+    fake.write_text(textwrap.dedent(f"""
+        import sys
+        if sys.argv[1] == "-c":
+            print("0.5.4 0.1.0")
+            sys.exit(0)
+        junit = next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml="))
+        extra = {with_coop!r} if "cuda.coop" in sys.argv else {without!r}
+        open(junit, "w").write({JUNIT!r}.format(extra=extra))
+        sys.exit(1)
+    """))
+    real = script.subprocess.Popen
+
+    def popen(cmd: list[str], **kw: object) -> object:
+        return real([sys.executable, str(fake), *cmd[3:]], **kw)
+
+    def run(cmd: list[str], **kw: object) -> object:
+        return script.subprocess.CompletedProcess(cmd, 0, stdout="0.5.4 0.1.0\n", stderr="")
+
+    monkeypatch.setattr(script.subprocess, "Popen", popen)
+    monkeypatch.setattr(script.subprocess, "run", run)
+    assert script.main([str(root), "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "1 tests differ" in printed and "tests.test_c::test_cache: passed -> failed" in printed
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["differ"] == {"tests.test_c::test_cache": ["passed", "failed"]}
+    assert summary["counts"]["with"] == {"passed": 1, "failed": 2, "skipped": 1, "error": 1}
+    assert summary["interrupted"] == []
