@@ -36,7 +36,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -74,8 +74,17 @@ class CompileResult:
 class Compiler(Protocol):
     """Compiles one translation unit to LTO-IR."""
 
-    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
-        """Compile ``source`` with ``options``; ``preamble`` is its leading include block (a PCH hint)."""
+    def compile(
+        self,
+        source: str,
+        options: Sequence[str],
+        *,
+        name: str,
+        preamble: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> CompileResult:
+        """Compile ``source`` with ``options``; ``preamble`` is its leading include block (a PCH hint);
+        ``headers`` are in-memory headers by include name, found before the include path."""
         ...
 
 
@@ -101,11 +110,16 @@ def _check(nvrtc: Any, result: tuple[Any, ...], what: str) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def _compile(source: str, options: Sequence[str], name: str) -> tuple[bytes | None, str, Any]:
+def _compile(
+    source: str, options: Sequence[str], name: str, headers: Mapping[str, str] | None = None
+) -> tuple[bytes | None, str, Any]:
     """One NVRTC program: (LTO-IR or None, log, PCH create status or None); API failures in the log."""
     nvrtc = _nvrtc()
+    names = [n.encode() for n in headers or {}]
+    texts = [t.encode() for t in (headers or {}).values()]
     try:
-        prog = _check(nvrtc, nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []), "nvrtcCreateProgram")
+        prog = _check(nvrtc, nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(names), texts, names),
+                      "nvrtcCreateProgram")
     except _ApiError as exc:
         return None, f"NVRTC: {exc}", None
     try:
@@ -138,9 +152,9 @@ def _pch_problem(log: str) -> str | None:
     return None
 
 
-def _build_pch(preamble: str, options: Sequence[str], part: str) -> bool:
+def _build_pch(preamble: str, options: Sequence[str], headers: Mapping[str, str] | None, part: str) -> bool:
     """Compile ``preamble`` creating a PCH at ``part`` (runs in the forked child, or inline in tests)."""
-    ltoir, _, status = _compile(preamble, [*options, f"--create-pch={part}"], "cuda_coop_pch.cu")
+    ltoir, _, status = _compile(preamble, [*options, f"--create-pch={part}"], "cuda_coop_pch.cu", headers)
     return ltoir is not None and status == _nvrtc().nvrtcResult.NVRTC_SUCCESS
 
 
@@ -181,11 +195,19 @@ class NvrtcCompiler:
         self._plain: dict[str, float] = {}  # per key: seconds of the first compile without the PCH
         self._dir: PchDirectory | None = None
 
-    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
+    def compile(
+        self,
+        source: str,
+        options: Sequence[str],
+        *,
+        name: str,
+        preamble: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> CompileResult:
         """Compile ``source`` to LTO-IR; failures come back as a result with the log, not raised."""
-        pch_key = self._pch_key(preamble, options)
+        pch_key = self._pch_key(preamble, options, headers)
         if pch_key and preamble is not None:
-            self._maybe_build(pch_key, preamble, options)
+            self._maybe_build(pch_key, preamble, options, headers)
         entry = self._pchs.get(pch_key) if pch_key else None
         use = entry is not None and pch_key is not None and self._ready(entry, pch_key)
         with self._lock:
@@ -194,13 +216,13 @@ class NvrtcCompiler:
         try:
             start = time.perf_counter()
             extra = [f"--use-pch={entry.path}"] if use and entry else []
-            ltoir, log, _ = _compile(source, [*options, *extra], name)
+            ltoir, log, _ = _compile(source, [*options, *extra], name, headers)
             if use and entry and (problem := _pch_problem(log)):
                 _log.debug("cuda.coop: dropping precompiled header %s: %s", entry.path, problem)
                 entry.drop()
                 use = False
                 if ltoir is None:  # the PCH, not the source, made it fail: compile again without it
-                    ltoir, log, _ = _compile(source, options, name)
+                    ltoir, log, _ = _compile(source, options, name, headers)
             seconds = time.perf_counter() - start
         finally:
             with self._lock:
@@ -215,7 +237,7 @@ class NvrtcCompiler:
         if ltoir is not None and pch_key and preamble is not None and entry is None:
             with self._lock:
                 self._seen[pch_key] = self._seen.get(pch_key, 0) + 1
-            self._maybe_build(pch_key, preamble, options)
+            self._maybe_build(pch_key, preamble, options, headers)
         return CompileResult(ltoir=ltoir, log=_PCH_NOTE.sub("", log), seconds=seconds, used_pch=use)
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
@@ -246,12 +268,15 @@ class NvrtcCompiler:
                    entry.path, ready)
         return ready
 
-    def _pch_key(self, preamble: str | None, options: Sequence[str]) -> str | None:
+    def _pch_key(self, preamble: str | None, options: Sequence[str], headers: Mapping[str, str] | None) -> str | None:
         if not self.pch or not preamble:
             return None
-        return hashlib.sha256("\0".join([preamble, *options]).encode()).hexdigest()[:24]
+        parts = [preamble, *options, *(f"{n}\0{t}" for n, t in sorted((headers or {}).items()))]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
-    def _maybe_build(self, key: str, preamble: str, options: Sequence[str]) -> None:
+    def _maybe_build(
+        self, key: str, preamble: str, options: Sequence[str], headers: Mapping[str, str] | None = None
+    ) -> None:
         with self._lock:
             if self._seen.get(key, 0) < self.pch_after or key in self._pchs:
                 return
@@ -266,7 +291,7 @@ class NvrtcCompiler:
                     return
             entry = self._pchs[key] = self._dir.entry(key)
             self.pch_builds += 1
-            build = functools.partial(_build_pch, preamble, tuple(options))
+            build = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
             _allocate_heap()  # before the fork: the child builds into the heap the parent loads from
             if self.background:
                 entry.start_child(build)

@@ -29,6 +29,7 @@ from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
 from ._key import ProviderKey, compile_options, normalize_arch, portable_provider_key, provider_key
 from ._nvrtc import Compiler, default_compiler
+from ._prologue import light_prologue
 from ._render import preamble, render
 from ._toolchain import Toolchain, resolve_toolchain
 
@@ -226,10 +227,14 @@ class Provider:
 
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()
-        options = self.options
+        # CCCL's per-header prologue is replaced by a lighter one with byte-identical output (_prologue), so
+        # its headers and options stay out of the key, as a precompiled header does.
+        light = light_prologue(self.toolchain.cccl_include_roots)
+        options = (*self.options, *light.options)
         # The program name is embedded in the LTO-IR: derive it from the key alone, so that the bytes are a
         # function of the key (whatever the backend, with or without a precompiled header).
-        result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble)
+        result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble,
+                                  headers=light.headers)
         if result.ltoir is None:
             path = failure_source(self.source, self.backend, digest)
             sites = "; ".join(s.binding.canonical() for s in self.symbols)

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +40,15 @@ class FakeCompiler:
         self.fail = fail
         self.seen: list[tuple[str, tuple[str, ...], str | None]] = []
 
-    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
+    def compile(
+        self,
+        source: str,
+        options: Sequence[str],
+        *,
+        name: str,
+        preamble: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> CompileResult:
         self.calls += 1
         self.seen.append((name, tuple(options), preamble))
         if self.fail:
@@ -54,14 +62,18 @@ class FakeNvrtc:
 
     def __init__(self, *, build_ok: bool = True, use_ok: bool = True, build_seconds: float = 0.0) -> None:
         self.calls: list[tuple[str, ...]] = []
+        self.headers: list[dict[str, str]] = []
         self.build_ok = build_ok
         self.use_ok = use_ok
         self.use_warns = False
         self.build_seconds = build_seconds
         self.compile_seconds = 0.0  # a compile without a PCH; one with a PCH takes none
 
-    def __call__(self, source: str, options: Sequence[str], name: str) -> tuple[bytes | None, str, object]:
+    def __call__(
+        self, source: str, options: Sequence[str], name: str, headers: Mapping[str, str] | None = None
+    ) -> tuple[bytes | None, str, object]:
         self.calls.append(tuple(options))
+        self.headers.append(dict(headers or {}))
         create = [o.split("=", 1)[1] for o in options if o.startswith("--create-pch=")]
         if create:
             time.sleep(self.build_seconds)

@@ -18,7 +18,8 @@ from tests.helpers.fakes import TOOLCHAIN
 
 
 class NeverCompiler:
-    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None) -> CompileResult:
+    def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None,
+                headers: object = None) -> CompileResult:
         raise AssertionError("computing a key must not compile")
 
 

@@ -115,6 +115,17 @@ def test_other_options_get_their_own_pch(fake: FakeNvrtc) -> None:
     assert c.pch_builds == 2
 
 
+def test_in_memory_headers_reach_every_program_and_key_the_pch(fake: FakeNvrtc) -> None:
+    c = NvrtcCompiler(pch_after=1, background=False)
+    light = {"cuda/std/__cccl/prologue.h": "// light\n"}
+    c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, headers=light)
+    c.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, headers=light)
+    assert fake.headers == [light, light, light]  # the compile, the PCH build, the compile with the PCH
+    assert _uses(fake.calls[2]) and c.pch_builds == 1
+    c.compile(PREAMBLE + "int z;", OPTIONS, name="p.cu", preamble=PREAMBLE)  # other headers: another PCH
+    assert c.pch_builds == 2 and fake.headers[3] == {}
+
+
 def test_failed_build_is_dropped(monkeypatch: pytest.MonkeyPatch, fake: FakeNvrtc) -> None:
     fake.build_ok = False
     c = NvrtcCompiler(pch_after=1, background=False)
