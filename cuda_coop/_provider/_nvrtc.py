@@ -15,8 +15,9 @@ the parse (~0.25 s instead of ~1 s on the 2-core development host). The child in
 NVRTC PCH heap, which the parent maps before the fork (:func:`_allocate_heap`); that is what lets the
 parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
 allocation address").
-A compile waits for a build in flight only when the build is expected to end within half of a
-compile without it, and never longer (:meth:`NvrtcCompiler._ready`); nothing waits for one at exit:
+A compile waits for a build in flight when the build is expected to end soon enough that waiting and
+then using it costs less than a compile without it, never longer than that, and never again for a build
+that outlived such a wait (:meth:`NvrtcCompiler._ready`); nothing waits for one at exit:
 the child is killed and the directory removed (a thread would have to be waited for: a process
 exiting while NVRTC runs in a thread segfaults, measured). A PCH that fails to build or to load is
 dropped, never an error; a compile error in a compile that used the PCH is a compile error (the PCH
@@ -48,10 +49,12 @@ __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
 _log = logging.getLogger("cuda.coop")
 
 _PCH_HEAP_BYTES = 512 << 20
-_BUILD_PER_COMPILE = 1.25
-"""A PCH build takes about this many compiles without it: the same parse, then the file is written."""
-_WAIT_SHARE = 0.5
-"""The longest a compile waits for a build in flight, as a share of a compile without the PCH."""
+_BUILD_PER_COMPILE = 1.6
+"""A PCH build takes about this many compiles without it: the preamble's parse, then ~155 MB written (1.3 on
+the 2-core development host, 1.5 or more on the H200's host, with the light prologue of ``_prologue``)."""
+_WAIT_SHARE = 0.7
+"""The longest a compile waits for a build in flight, as a share of a compile without the PCH: a compile
+with the PCH takes about a third of one without it, so a shorter wait still costs less than not waiting."""
 _INSTALL_HINT = "pip install 'cuda-coop[numba-cuda-mlir-cu13]' (or -cu12)"
 # NVRTC's own notes about a PCH it used or created: informational, removed from the log.
 _PCH_NOTE = re.compile(r'^"[^"\n]*": (?:using|creating) precompiled header file "[^"\n]*"\n?', re.MULTILINE)
@@ -179,6 +182,8 @@ class NvrtcCompiler:
         PCH builds started.
     pch_hits:
         Provider compiles that used a PCH.
+    pch_waits:
+        Provider compiles that waited for a PCH build in flight.
     """
 
     def __init__(self, *, pch: bool = True, pch_after: int = 0, background: bool = True) -> None:
@@ -188,11 +193,13 @@ class NvrtcCompiler:
         self.calls = 0
         self.pch_builds = 0
         self.pch_hits = 0
+        self.pch_waits = 0
         self._lock = threading.Lock()
         self._active = 0
         self._pchs: dict[str, PchEntry] = {}
         self._seen: dict[str, int] = {}
         self._plain: dict[str, float] = {}  # per key: seconds of the first compile without the PCH
+        self._waited_out: set[str] = set()  # keys whose build was still running after a compile waited for it
         self._dir: PchDirectory | None = None
 
     def compile(
@@ -254,16 +261,22 @@ class NvrtcCompiler:
 
         A compile waits for a build in flight only when the build is expected to end within
         :data:`_WAIT_SHARE` of a compile without it (the first such compile's time, times
-        :data:`_BUILD_PER_COMPILE`, after it started), and never longer than that share.
+        :data:`_BUILD_PER_COMPILE`, after it started), never longer than that share, and only once per
+        build: a build still running after such a wait is not waited for again (it may be stuck).
         """
         if entry.done() or entry.started is None or (plain := self._plain.get(key)) is None:
             return entry.usable()
         left = entry.started + _BUILD_PER_COMPILE * plain - time.monotonic()
-        if left > _WAIT_SHARE * plain:
-            return False
+        with self._lock:
+            if left > _WAIT_SHARE * plain or key in self._waited_out:
+                return False
+            self.pch_waits += 1
         start = time.perf_counter()
-        entry.wait(min(_WAIT_SHARE * plain, max(left, 0.0) + 0.1 * plain))
+        entry.wait(min(_WAIT_SHARE * plain, max(left, 0.0) + 0.2 * plain))
         ready = entry.usable()
+        if not entry.done():
+            with self._lock:
+                self._waited_out.add(key)
         _log.debug("cuda.coop: waited %.3f s for precompiled header %s: ready=%s", time.perf_counter() - start,
                    entry.path, ready)
         return ready

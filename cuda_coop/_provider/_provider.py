@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import _specs
@@ -142,6 +142,14 @@ class Provider:
         return compile_options(self.toolchain, self.arch, self.extra_options)
 
     @property
+    def nvrtc_inputs(self) -> tuple[tuple[str, ...], Mapping[str, str]]:
+        """The options and in-memory headers NVRTC compiles :attr:`source` with: :attr:`options` plus CCCL's
+        light prologue (``_prologue``), whose output is byte-identical, so it stays out of the key as a
+        precompiled header does."""
+        light = light_prologue(self.toolchain.cccl_include_roots)
+        return (*self.options, *light.options), light.headers
+
+    @property
     def key(self) -> ProviderKey:
         """The cache key; ``key.digest`` is the content address."""
         with self._lock:
@@ -227,14 +235,11 @@ class Provider:
 
     def _compile(self, digest: str) -> bytes:
         compiler = self._compiler if self._compiler is not None else default_compiler()
-        # CCCL's per-header prologue is replaced by a lighter one with byte-identical output (_prologue), so
-        # its headers and options stay out of the key, as a precompiled header does.
-        light = light_prologue(self.toolchain.cccl_include_roots)
-        options = (*self.options, *light.options)
+        options, headers = self.nvrtc_inputs
         # The program name is embedded in the LTO-IR: derive it from the key alone, so that the bytes are a
         # function of the key (whatever the backend, with or without a precompiled header).
         result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble,
-                                  headers=light.headers)
+                                  headers=headers)
         if result.ltoir is None:
             path = failure_source(self.source, self.backend, digest)
             sites = "; ".join(s.binding.canonical() for s in self.symbols)

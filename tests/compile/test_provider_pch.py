@@ -34,13 +34,14 @@ def test_forked_child_builds_a_pch_the_parent_uses_and_errors_keep_it(toolchain:
     first.ltoir()
     assert c.pch_builds == 1 and c.wait_for_pch(300)
     second = _provider([SCAN], toolchain, c)
-    result = c.compile(second.source, second.options, name="s.cu", preamble=second.preamble)
+    options, headers = second.nvrtc_inputs  # what the provider's own compile, and the PCH build, were given
+    result = c.compile(second.source, options, name="s.cu", preamble=second.preamble, headers=headers)
     assert result.ok and result.used_pch, result.log
     # A compile error (the kind of the 48 KiB static_assert) is the source's fault: reported, the PCH kept.
-    bad = c.compile(second.source + '\nstatic_assert(sizeof(int) == 3, "too big");\n', second.options,
-                    name="bad.cu", preamble=second.preamble)
+    bad = c.compile(second.source + '\nstatic_assert(sizeof(int) == 3, "too big");\n', options,
+                    name="bad.cu", preamble=second.preamble, headers=headers)
     assert not bad.ok and "too big" in bad.log and "precompiled header" not in bad.log
-    again = c.compile(first.source, first.options, name="a.cu", preamble=first.preamble)
+    again = c.compile(first.source, options, name="a.cu", preamble=first.preamble, headers=headers)
     assert again.ok and again.used_pch, "a compile error must not drop the PCH"
     assert c._dir is not None
     c._at_exit()
@@ -58,7 +59,8 @@ def test_the_parent_can_use_the_pch_after_mapping_memory_while_it_builds(toolcha
     mapped = [mmap.mmap(-1, (i + 1) << 20) for i in range(48)]  # 1.2 GB of address space, untouched
     assert c.wait_for_pch(300)
     second = _provider([SCAN], toolchain, c)
-    result = c.compile(second.source, second.options, name="s.cu", preamble=second.preamble)
+    options, headers = second.nvrtc_inputs
+    result = c.compile(second.source, options, name="s.cu", preamble=second.preamble, headers=headers)
     for m in mapped:
         m.close()
     c._at_exit()
