@@ -1,0 +1,35 @@
+"""The NVRTC reproducer of docs/known_issues.rst still shows what the page says (compile tier, no GPU).
+
+When a later NVRTC loads a precompiled header made by another process, this fails: then the persistent
+cache could keep one (cuda_coop/_provider/_nvrtc.py), and the page's section goes.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from cuda.coop._provider import Toolchain
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "known_issues.rst"
+
+
+def _reproducer(section: str) -> str:
+    text = PAGE.read_text()
+    start = text.index(f".. _{section}:")
+    block = re.search(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", text[start:])
+    assert block, f"no python code block in {section}"
+    return "\n".join(line[3:] for line in block.group(1).splitlines())
+
+
+def test_a_pch_from_another_process_is_refused(toolchain: Toolchain, tmp_path: Path) -> None:
+    script = tmp_path / "repro.py"
+    script.write_text(_reproducer("known-issue-nvrtc-pch-per-process"))
+    root = next(r for r in toolchain.cccl_include_roots if (r / "cuda" / "std" / "type_traits").is_file())
+    result = subprocess.run([sys.executable, str(script), "use", str(root)], capture_output=True, text=True,
+                            check=False, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "creating precompiled header file" in result.stdout  # the other process made it
+    assert "#20282-D: incompatible precompiled header (PCH) heap allocation address" in result.stdout, result.stdout
