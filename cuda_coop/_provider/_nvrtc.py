@@ -9,9 +9,10 @@ LTO-IR. No GPU or driver is needed. An NVRTC API failure (not a compile error) c
 Precompiled headers (``_pch``). Parsing CCCL is most of a cold compile, and every provider starts
 with the same include preamble (``_render.preamble``). When a process starts its first compile with a
 given (preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on
-another core and at the same time (a little longer than that compile; a ~160 MB file in a private
-temporary directory); later compiles with the same preamble and options pass ``--use-pch`` and skip
-the parse (~0.25 s instead of ~1 s on the 2-core development host). The child inherits the parent's
+another core and at the same time (about 1.3-1.6 times that compile; a ~155 MB file in a private
+temporary directory); later compiles with the same preamble, options and in-memory headers pass
+``--use-pch`` and skip the parse (the sum_i32 provider: ~0.4 s instead of ~0.8 s on the 2-core
+development host). The child inherits the parent's
 NVRTC PCH heap, which the parent maps before the fork (:func:`_allocate_heap`); that is what lets the
 parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
 allocation address").
@@ -53,8 +54,9 @@ _BUILD_PER_COMPILE = 1.6
 """A PCH build takes about this many compiles without it: the preamble's parse, then ~155 MB written (1.3 on
 the 2-core development host, 1.5 or more on the H200's host, with the light prologue of ``_prologue``)."""
 _WAIT_SHARE = 0.7
-"""The longest a compile waits for a build in flight, as a share of a compile without the PCH: a compile
-with the PCH takes about a third of one without it, so a shorter wait still costs less than not waiting."""
+"""The longest a compile waits for a build in flight, as a share of a compile without the PCH. A compile with
+the PCH takes a third (H200 host) to a half (2-core host) of one without it, so a wait this long costs at
+worst a fifth of a compile more than not waiting, and a build that ends sooner saves most of one."""
 _INSTALL_HINT = "pip install 'cuda-coop[numba-cuda-mlir-cu13]' (or -cu12)"
 # NVRTC's own notes about a PCH it used or created: informational, removed from the log.
 _PCH_NOTE = re.compile(r'^"[^"\n]*": (?:using|creating) precompiled header file "[^"\n]*"\n?', re.MULTILINE)
