@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,16 +11,14 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "kernel_compile.py"
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("cuda_coop_kernel_compile_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "cuda_coop_kernel_compile_benchmark")
 
 
 def test_parse_lines_reads_the_planner_provider_link_nvrtc_and_pch_lines() -> None:

@@ -32,7 +32,6 @@ What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 import subprocess
 from collections import Counter
@@ -50,6 +49,7 @@ from numba_cuda_mlir.numba_cuda import types
 import cuda.coop as coop
 from cuda.coop.numba_mlir import compile_kernel
 from cuda.coop.numba_mlir._inspect import _tool
+from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = "sm_90"
@@ -124,11 +124,7 @@ def abi_twins(tmp_path_factory: pytest.TempPathFactory) -> Listings:
 
 @functools.cache
 def _benchmarks() -> Any:
-    spec = importlib.util.spec_from_file_location("cuda_coop_benchmark_kernels", ROOT / "benchmarks" / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "run.py", "cuda_coop_benchmark_kernels")
 
 
 @pytest.fixture(scope="module")

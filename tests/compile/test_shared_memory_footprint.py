@@ -10,7 +10,6 @@ smem" for the nvcc twins of the benchmark kernels (benchmarks/cub_twins.cu). The
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 import subprocess
 from pathlib import Path
@@ -30,6 +29,7 @@ import cuda.coop as coop
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel, shared_memory_bytes
 from cuda.coop.numba_mlir._inspect import RESERVED_SHARED_BYTES
+from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 F32 = (types.float32[::1], types.float32[::1])
@@ -133,11 +133,7 @@ def test_no_reservation_before_sm_80() -> None:
 
 @functools.cache
 def _benchmarks() -> Any:
-    spec = importlib.util.spec_from_file_location("cuda_coop_benchmark_kernels", ROOT / "benchmarks" / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "run.py", "cuda_coop_benchmark_kernels")
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from cuda.coop._specs.block_reduce import BlockReduceAlgorithm
 from cuda.coop._specs.block_scan import BlockScanAlgorithm
 from cuda.coop._specs.warp_load_store import WarpLoadAlgorithm
 from cuda.coop.errors import SpecError
+from tests.helpers.scripts import load_script
 
 AUTO_SPECS = {tp.auto.table: (spec, tp) for spec in all_primitives() for tp in spec.tparams if tp.auto is not None}
 
@@ -351,16 +352,7 @@ def test_a_table_of_another_schema_is_refused() -> None:
 
 
 def _bench() -> Any:
-    import importlib.util
-    import sys
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "auto_table.py"
-    spec = importlib.util.spec_from_file_location("auto_table_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(Path(__file__).resolve().parents[2] / "benchmarks" / "auto_table.py", "auto_table_bench")
 
 
 def test_benchmark_writes_a_table_bind_reads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,13 +3,13 @@ covers the suite as it is defined (a family added to benchmarks/suite.py without
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "suite.json"
@@ -21,12 +21,7 @@ def _checks_of(row: dict) -> list[bool]:  # type: ignore[type-arg]
 
 
 def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / f"{name}.py", f"_bench_{name}")
 
 
 def test_plot_and_table_are_drawn_from_the_committed_json() -> None:

@@ -7,14 +7,14 @@ page's source says.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 import zipfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.helpers.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "check_migration.py"
 
@@ -111,12 +111,7 @@ def page(before: str = BEFORE, table: str = TABLE) -> str:
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_migration", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "check_migration")
 
 
 @pytest.fixture

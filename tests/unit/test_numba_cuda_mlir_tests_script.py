@@ -6,7 +6,6 @@ Here pytest is replaced by a fake that writes a JUnit file per run, so the compa
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import textwrap
@@ -14,6 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.helpers.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "numba_cuda_mlir_tests.py"
 
@@ -30,12 +31,7 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("numba_cuda_mlir_tests", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "numba_cuda_mlir_tests")
 
 
 def test_outcomes_reads_each_testcase(script: ModuleType, tmp_path: Path) -> None:
