@@ -2,7 +2,8 @@
 
     python benchmarks/plot.py [benchmarks/results/suite.json]
 
-Writes ``suite.svg`` and ``suite.csv`` next to the JSON (docs/performance.rst shows both). Plain
+Writes ``suite.svg`` and ``suite.csv`` next to the JSON, and, where the run timed every reduce and scan
+algorithm against a twin with the same algorithm, ``suite_parity.svg`` (docs/performance.rst shows them). Plain
 SVG, no plotting library: the figure is a deterministic function of the JSON, so a test can check that
 the committed files were drawn from the committed data.
 """
@@ -55,6 +56,53 @@ def svg(result: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+PARITY_TARGET = 1.03
+COLORS = ("#2e86c1", "#e67e22", "#27ae60", "#8e44ad", "#7f8c8d", "#d4ac0d")
+
+
+def parity_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows that timed each algorithm on both sides (reduce and scan)."""
+    return [r for r in result["rows"] if "same_algorithm" in r]
+
+
+def parity_svg(result: dict[str, Any]) -> str:
+    """A line per reduce/scan case with a mark per algorithm at its same-algorithm ratio (cuda-coop with the
+    algorithm chosen explicitly over a twin with the same algorithm), the 1.03 target marked."""
+    rows = parity_rows(result)
+    algorithms = list(dict.fromkeys(a for r in rows for a in r["same_algorithm"]))
+    legend, x, y = [], 10, 32
+    for k, name in enumerate(algorithms):  # a mark and a name per algorithm, wrapping at the figure's width
+        if x > 10 and x + 16 + 6 * len(name) > WIDTH:
+            x, y = 10, y + 16
+        legend += [f'<circle cx="{x + 4}" cy="{y}" r="4" fill="{COLORS[k % len(COLORS)]}"/>',
+                   f'<text x="{x + 12}" y="{y + 4}">{name}</text>']
+        x += 28 + 6 * len(name)
+    top = y + 24
+    height = top + 20 + len(rows) * (BAR_H + GAP)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH + 50}" height="{height}" font-family="sans-serif" '
+        'font-size="11">',
+        f'<text x="10" y="18" font-size="13">same algorithm: cuda-coop time / CUB C++ time ({result["device"]}, '
+        f'{result["date"][:10]}; median of {result["reps"]} samples)</text>',
+        *legend,
+    ]
+    for ratio, label, dash in ((1.0, "1.00", ""), (PARITY_TARGET, f"{PARITY_TARGET:.2f}", ' stroke-dasharray="4,3"')):
+        x = _x(ratio)
+        out.append(f'<line x1="{x:.1f}" y1="{top - 12}" x2="{x:.1f}" y2="{height - 10}" stroke="#555"{dash}/>')
+        out.append(f'<text x="{x - 10:.1f}" y="{top}">{label}</text>')
+    for k, row in enumerate(rows):
+        y = top + 8 + k * (BAR_H + GAP)
+        out.append(f'<text x="10" y="{y + BAR_H - 3}">{row["case"]}</text>')
+        worst = max(row["same_algorithm"].values())
+        for a, ratio in row["same_algorithm"].items():
+            color = COLORS[algorithms.index(a) % len(COLORS)]
+            out.append(f'<circle cx="{_x(ratio):.1f}" cy="{y + BAR_H / 2}" r="4" fill="{color}"/>')
+        mark = ' fill="#c0392b"' if worst > PARITY_TARGET or not all(row["twin_ok"].values()) else ""
+        out.append(f'<text x="{WIDTH}" y="{y + BAR_H - 3}"{mark}>{worst:.3f}</text>')  # the case's worst
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def table(result: dict[str, Any]) -> str:
     """CSV: case, n, CUB ms, cuda-coop ms, ratio, every result checked, where the call was left to
     ``algorithm="auto"`` its time over the fastest algorithm auto may pick, chosen explicitly, and the host
@@ -78,6 +126,10 @@ def main(argv: list[str]) -> int:
     path.with_suffix(".svg").write_text(svg(result))
     path.with_suffix(".csv").write_text(table(result))
     print(f"wrote {path.with_suffix('.svg')} and {path.with_suffix('.csv')}")
+    if parity_rows(result):
+        parity = path.with_name(f"{path.stem}_parity.svg")
+        parity.write_text(parity_svg(result))
+        print(f"wrote {parity}")
     return 0
 
 

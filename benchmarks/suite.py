@@ -18,8 +18,8 @@ default. In those cases every algorithm CUB accepts for the case is also built a
 both sides, a cuda-coop kernel and a twin with the same algorithm, checked, and timed interleaved with the
 rest: ``same_algorithm`` is codegen parity, algorithm by algorithm (target: median <= 1.01, every pair
 <= 1.03), apart from the choice of algorithm; ``auto_vs_best`` is auto's time over the fastest algorithm
-auto may pick. With ``--reps 20`` the whole suite took 446 s on an H200 (``--no-explicit`` skips
-these kernels).
+auto may pick. With ``--reps 20`` the whole suite, every algorithm included, took about 450 s on an H200
+(``--no-explicit`` skips the explicit kernels).
 
 Writes ``suite.json`` (machine, date, versions, one row per case) to --out after every case and prints the
 table; ``--resume`` keeps the cases an interrupted run of the same settings wrote there and runs the rest;
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -39,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -240,13 +242,20 @@ def _warp_reduce(c: Case) -> Callable:
 # --- data, twins and checks ------------------------------------------------------------------------------
 
 
-def _values(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Values spanning the type where sums stay exact enough to compare (ints wrap like the GPU's)."""
+@functools.lru_cache(maxsize=4)
+def _values(dtype: str, n: int) -> np.ndarray:
+    """Values spanning the type where sums stay exact enough to compare (ints wrap like the GPU's), the same
+    for every case of a dtype and size (drawn once: at 2^28 items drawing them took longer than timing a case);
+    read-only, since the cases share them."""
     dt = np.dtype(dtype)
+    rng = np.random.default_rng(zlib.crc32(f"{dtype}:{n}".encode()))
     if dt.kind == "f":
-        return rng.uniform(-1.0, 1.0, n).astype(dt)
-    info = np.iinfo(dt)
-    return rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64 if dt.kind == "i" else np.uint64).astype(dt)
+        out = (rng.random(n, dtype=dt) * 2 - 1).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        out = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    out.flags.writeable = False
+    return out
 
 
 def _tiles(c: Case, a: np.ndarray) -> np.ndarray:
@@ -254,60 +263,61 @@ def _tiles(c: Case, a: np.ndarray) -> np.ndarray:
 
 
 def _close(c: Case, got: np.ndarray, want: np.ndarray, terms: int) -> bool:
+    """Exact for integers; floats within 4 eps per term summed (NaN is never close)."""
     if np.dtype(c.dtype).kind != "f":
         return bool(np.array_equal(got, want))
     eps = float(np.finfo(np.dtype(c.dtype)).eps)
-    return bool(np.allclose(got, want, rtol=0, atol=4 * eps * terms))
+    return bool(np.max(np.abs(got - want)) <= 4 * eps * terms)  # allclose(rtol=0), without its temporaries
 
 
 Setup = tuple[list[np.ndarray], list[np.ndarray], Callable[[list[np.ndarray]], bool]]
 """(inputs, output buffers, check(outputs) -> bool) of a case, host side."""
 
 
-def _reduction(c: Case, rng: np.random.Generator, terms: int) -> Setup:
+def _reduction(c: Case, terms: int) -> Setup:
     """Sums of consecutive runs of ``terms`` items (a tile, or a warp's share of it)."""
-    x, dt = _values(c.dtype, c.n, rng), np.dtype(c.dtype)
+    x, dt = _values(c.dtype, c.n), np.dtype(c.dtype)
     want = x.reshape(-1, terms).sum(axis=1, dtype=np.float64 if dt.kind == "f" else dt).astype(dt)
     return [x], [np.zeros(want.size, dt)], lambda out: _close(c, out[0], want, terms)
 
 
-def _scan_setup(c: Case, rng: np.random.Generator) -> Setup:
-    x, dt = _values(c.dtype, c.n, rng), np.dtype(c.dtype)
+def _scan_setup(c: Case) -> Setup:
+    x, dt = _values(c.dtype, c.n), np.dtype(c.dtype)
     want = np.cumsum(_tiles(c, x), axis=1, dtype=np.float64 if dt.kind == "f" else dt).astype(dt).ravel()
     return [x], [np.zeros(c.n, dt)], lambda out: _close(c, out[0], want, c.tile)
 
 
-def _copy_setup(c: Case, rng: np.random.Generator) -> Setup:
-    x = _values(c.dtype, c.n, rng)
+def _copy_setup(c: Case) -> Setup:
+    x = _values(c.dtype, c.n)
     return [x], [np.zeros_like(x)], lambda out: bool(np.array_equal(out[0], x))
 
 
-def _difference_setup(c: Case, rng: np.random.Generator) -> Setup:
-    t = _tiles(c, _values(c.dtype, c.n, rng))
+def _difference_setup(c: Case) -> Setup:
+    t = _tiles(c, _values(c.dtype, c.n))
     want = np.concatenate([t[:, :1], (t[:, 1:] - t[:, :-1])], axis=1).ravel()
     return [t.ravel()], [np.zeros_like(want)], lambda out: bool(np.array_equal(out[0], want))
 
 
-def _heads_setup(c: Case, rng: np.random.Generator) -> Setup:
-    t = _tiles(c, (_values(c.dtype, c.n, rng) % 4).astype(c.dtype))  # runs of equal items
+def _heads_setup(c: Case) -> Setup:
+    t = _tiles(c, (_values(c.dtype, c.n) % 4).astype(c.dtype))  # runs of equal items
     want = np.concatenate([np.ones((c.tiles, 1), np.int32), (t[:, 1:] != t[:, :-1]).astype(np.int32)], axis=1)
     return [t.ravel()], [np.zeros(c.n, np.int32)], lambda out: bool(np.array_equal(out[0], want.ravel()))
 
 
-def _histogram_setup(c: Case, rng: np.random.Generator) -> Setup:
-    data = rng.integers(0, 256, c.n, dtype=np.uint8)
+def _histogram_setup(c: Case) -> Setup:
+    data = _values("uint8", c.n)
     want = np.bincount(data, minlength=256).astype(np.uint32)
     return [data], [np.zeros(256, np.uint32)], lambda out: bool(np.array_equal(out[0], want))
 
 
-def _sort_setup(c: Case, rng: np.random.Generator) -> Setup:
-    x = _values(c.dtype, c.n, rng)
+def _sort_setup(c: Case) -> Setup:
+    x = _values(c.dtype, c.n)
     want = np.sort(_tiles(c, x), axis=1, kind="stable").ravel()
     return [x], [np.zeros_like(x)], lambda out: bool(np.array_equal(out[0], want))
 
 
-def _pairs_setup(c: Case, rng: np.random.Generator) -> Setup:
-    x, v = _values(c.dtype, c.n, rng), np.arange(c.n, dtype=np.int64).astype(c.dtype)
+def _pairs_setup(c: Case) -> Setup:
+    x, v = _values(c.dtype, c.n), np.arange(c.n, dtype=np.int64).astype(c.dtype)
     order = np.argsort(_tiles(c, x), axis=1, kind="stable")
     want_k = np.take_along_axis(_tiles(c, x), order, axis=1).ravel()
     want_v = np.take_along_axis(_tiles(c, v), order, axis=1).ravel()
@@ -320,7 +330,7 @@ def _pairs_setup(c: Case, rng: np.random.Generator) -> Setup:
 class Family:
     factory: Callable[..., Callable]
     """``factory(case)``: the kernel as a user writes it; with ``auto``, ``factory(case, algorithm)`` too."""
-    setup: Callable[[Case, np.random.Generator], Setup]
+    setup: Callable[[Case], Setup]
     twin: str
     """The twin's template call, formatted with ``t`` (C++ type), ``b`` (threads) and ``i`` (items)."""
     params: tuple[str, ...]
@@ -337,7 +347,7 @@ _IN_OUT = ("const {t}*", "{t}*")
 _HIST = ("const unsigned char*", "unsigned*")
 FAMILIES: dict[str, Family] = {
     "reduce": Family(
-        _reduce, lambda c, r: _reduction(c, r, c.tile), "twins::reduce<{t}, {b}, {i}{a}>", _IN_OUT, "block_reduce",
+        _reduce, lambda c: _reduction(c, c.tile), "twins::reduce<{t}, {b}, {i}{a}>", _IN_OUT, "block_reduce",
         "block_reduce",
     ),
     "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}{a}>", _IN_OUT, "block_scan", "block_scan"),
@@ -360,7 +370,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "merge_sort": Family(_merge_sort, _sort_setup, "twins::merge_sort<{t}, {b}, {i}>", _IN_OUT),
     "warp_reduce": Family(
-        _warp_reduce, lambda c, r: _reduction(c, r, 32 * c.items), "twins::warp_reduce<{t}, {b}, {i}>", _IN_OUT
+        _warp_reduce, lambda c: _reduction(c, 32 * c.items), "twins::warp_reduce<{t}, {b}, {i}>", _IN_OUT
     ),
 }
 
@@ -433,14 +443,15 @@ def cases(quick: bool = False) -> list[Case]:
 # --- build, time, report -------------------------------------------------------------------------------------
 
 
-def build_twins(cases_: list[Case], out: Path) -> Path:
+def build_cubin(source: str, out: Path, stem: str) -> Path:
+    """``source`` (which may include suite_twins.cuh) built by nvcc -cubin for this GPU against the bundled CCCL."""
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     bundle = coop.header_bundle()
     major, minor, patch = (int(p) for p in bundle.provenance.cccl_version.split("."))
     cc = cuda.get_current_device().compute_capability
-    src = out / "suite_twins.cu"
-    src.write_text(_twin_source(cases_))
-    cubin = out / "suite_twins.cubin"
+    src = out / f"{stem}.cu"
+    src.write_text(source)
+    cubin = out / f"{stem}.cubin"
     subprocess.run(
         [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", f"-I{bundle.include_dir}", f"-I{HERE}",
          f"-DEXPECTED_CCCL_VERSION={major * 1000000 + minor * 1000 + patch}", "-cubin", "-o", str(cubin), str(src)],
@@ -449,16 +460,53 @@ def build_twins(cases_: list[Case], out: Path) -> Path:
     return cubin
 
 
+def build_twins(cases_: list[Case], out: Path) -> Path:
+    return build_cubin(_twin_source(cases_), out, "suite_twins")
+
+
 def _pointer(array) -> np.uint64:
     return np.uint64(array.__cuda_array_interface__["data"][0])
 
 
-def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, explicit: bool = True) -> dict[str, object]:
+def check_each(launches: dict[str, Callable[[], None]], d_out: list, outputs: list[np.ndarray],
+               check: Callable[[list[np.ndarray]], bool], stream) -> dict[str, bool]:
+    """Each launch once, on zeroed output buffers, its outputs checked (``Setup``'s check)."""
+    checks = {}
+    for name, launch_once in launches.items():
+        for buf, host in zip(d_out, outputs, strict=True):
+            buf.copy_to_device(host)
+        launch_once()
+        stream.sync()
+        checks[name] = check([b.copy_to_host() for b in d_out])
+    return checks
+
+
+def time_interleaved(launches: dict[str, Callable[[], None]], stream, reps: int) -> tuple[dict[str, float],
+                                                                                         dict[str, float]]:
+    """(median GPU ms per launch, median host µs per launch call) of each launch: after 3 warm-up rounds, ``reps``
+    samples of each (``HeldTimer``), interleaved, each launch first in turn."""
+    timer = HeldTimer(stream)
+    for _ in range(3):
+        for launch_once in launches.values():
+            launch_once()
+    samples: dict[str, list[float]] = {name: [] for name in launches}
+    host_us: dict[str, list[float]] = {name: [] for name in launches}
+    order = list(launches)
+    for rep in range(reps):
+        for name in order[rep % len(order) :] + order[: rep % len(order)]:
+            gpu_ms, us = timer.sample(launches[name])
+            samples[name].append(gpu_ms)
+            host_us[name].append(us)
+    return ({name: float(np.median(v)) for name, v in samples.items()},
+            {name: float(np.median(v)) for name, v in host_us.items()})
+
+
+def run_case(c: Case, module, stream, reps: int, explicit: bool = True) -> dict[str, object]:
     from cuda.core import LaunchConfig, launch
 
     on_stream = cuda.external_stream(int(stream.handle))
     family = FAMILIES[c.family]
-    inputs, outputs, check = family.setup(c, rng)
+    inputs, outputs, check = family.setup(c)
     d_in = [cuda.to_device(a) for a in inputs]
     d_out = [cuda.to_device(a) for a in outputs]
     args = [*d_in, *d_out]
@@ -487,34 +535,12 @@ def run_case(c: Case, module, stream, reps: int, rng: np.random.Generator, expli
     coop_launch()
     stream.sync()
     compile_s = time.perf_counter() - start
-    checks = {}
-    for name, launch_once in launches.items():
-        for buf, host in zip(d_out, outputs, strict=True):
-            buf.copy_to_device(host)
-        launch_once()
-        stream.sync()
-        checks[name] = check([b.copy_to_host() for b in d_out])
-    timer = HeldTimer(stream)
-    host_us: dict[str, list[float]] = {name: [] for name in launches}
-
-    def sample(name: str) -> float:
-        gpu_ms, us = timer.sample(launches[name])
-        host_us[name].append(us)
-        return gpu_ms
-
-    for _ in range(3):
-        for launch_once in launches.values():
-            launch_once()
-    samples: dict[str, list[float]] = {name: [] for name in launches}
-    order = list(launches)
-    for rep in range(reps):  # interleaved, each kernel first in turn (two kernels: alternating)
-        for name in order[rep % len(order) :] + order[: rep % len(order)]:
-            samples[name].append(sample(name))
-    ms = {name: float(np.median(v)) for name, v in samples.items()}
+    checks = check_each(launches, d_out, outputs, check, stream)
+    ms, host_us = time_interleaved(launches, stream, reps)
     row: dict[str, object] = {**asdict(c), "case": c.name, "n": c.n, "cub_ms": ms["cub"], "coop_ms": ms["coop"],
                               "ratio": ms["coop"] / ms["cub"], "cub_ok": checks["cub"], "coop_ok": checks["coop"],
-                              "coop_first_launch_s": compile_s, "cub_launch_us": float(np.median(host_us["cub"])),
-                              "coop_launch_us": float(np.median(host_us["coop"]))}
+                              "coop_first_launch_s": compile_s, "cub_launch_us": host_us["cub"],
+                              "coop_launch_us": host_us["coop"]}
     explicit_ms = {name: v for name, v in ms.items() if name not in ("cub", "coop") and not name.startswith("cub:")}
     if explicit_ms:
         row |= {"explicit_ms": explicit_ms, "explicit_ok": {name: checks[name] for name in explicit_ms}}
@@ -634,10 +660,9 @@ def main() -> int:
     todo = [c for c in selected if c.name not in done]
     order = {c.name: k for k, c in enumerate(selected)}
     module = ObjectCode.from_cubin(build_twins(todo or selected, args.out).read_bytes())
-    rng = np.random.default_rng(2026)
     print(f"{'case':<34}{'n':>11}{'CUB ms':>10}{'coop ms':>10}{'ratio':>8}  ok  (auto / best explicit)")
     for c in todo:
-        row = run_case(c, module, stream, args.reps, rng, explicit=not args.no_explicit)
+        row = run_case(c, module, stream, args.reps, explicit=not args.no_explicit)
         if c.family == "radix_sort":
             row["triton_tl_sort_ms"] = triton_sort_ms(c, args.reps)
         rows.append(row)

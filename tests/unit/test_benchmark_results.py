@@ -13,7 +13,6 @@ from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "suite.json"
-PARITY = RESULTS.with_name("suite_parity.json")
 
 
 def _checks_of(row: dict) -> list[bool]:  # type: ignore[type-arg]
@@ -29,6 +28,9 @@ def test_plot_and_table_are_drawn_from_the_committed_json() -> None:
     result = json.loads(RESULTS.read_text())
     assert RESULTS.with_suffix(".svg").read_text() == plot.svg(result), "run: python benchmarks/plot.py"
     assert RESULTS.with_suffix(".csv").read_text() == plot.table(result), "run: python benchmarks/plot.py"
+    assert plot.parity_rows(result), "the committed run timed no algorithm on both sides (suite.py --no-explicit)"
+    parity = RESULTS.with_name("suite_parity.svg").read_text()
+    assert parity == plot.parity_svg(result), "run: python benchmarks/plot.py"
 
 
 def test_every_result_was_checked_and_names_its_machine() -> None:
@@ -65,17 +67,16 @@ def test_auto_was_timed_against_every_algorithm_it_may_pick() -> None:
 
 
 def test_every_algorithm_was_timed_against_a_twin_with_the_same_algorithm() -> None:
-    """Codegen parity apart from the choice of algorithm (``suite_parity.json``, a run of the suite as it is): every
-    algorithm CUB accepts for a reduce or scan case, on both sides, checked; the ratios are the explicit kernel's
-    time over its twin's; the summary is the rows'."""
+    """Codegen parity apart from the choice of algorithm: every algorithm CUB accepts for a reduce or scan case, on
+    both sides, checked; the ratios are the explicit kernel's time over its twin's; the summary is the rows'."""
     pytest.importorskip("numba_cuda_mlir")
     suite = _module("suite")
-    result = json.loads(PARITY.read_text())
+    result = json.loads(RESULTS.read_text())
     assert result["summary"] == pytest.approx(suite._summary(result["rows"]))
     assert all(all(_checks_of(r)) for r in result["rows"])
     rows = {r["case"]: r for r in result["rows"]}
-    parity_cases = [c for c in suite.cases() if suite.FAMILIES[c.family].parity and c.name in rows]
-    assert parity_cases
+    parity_cases = [c for c in suite.cases() if suite.FAMILIES[c.family].parity]
+    assert parity_cases and all(c.name in rows for c in parity_cases)
     for c in parity_cases:
         row = rows[c.name]
         assert set(row["same_algorithm"]) == set(suite.parity_algorithms(c)), c.name
