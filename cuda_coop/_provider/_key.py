@@ -67,13 +67,15 @@ def compile_options(toolchain: Toolchain, arch: object, extra: Sequence[str] = (
     """The NVRTC options of a provider: the list passed to NVRTC and hashed into the key.
 
     ``-rdc -dlto`` produce LTO-IR for linking into the kernel; the CCCL roots come before the
-    CUDA include directory so that the toolkit's own CCCL is never found first.
+    CUDA include directory so that the toolkit's own CCCL is never found first. C++20: NVRTC parses and
+    instantiates CCCL's headers ~20% faster than in C++17, where libcu++ emulates concepts with templates
+    (``__select_iterator_traits_specialization`` alone took ~60 ms of a block reduction's compile).
     """
     return (
         f"-arch={normalize_arch(arch)}",
         "-rdc=true",
         "-dlto",
-        "-std=c++17",
+        "-std=c++20",
         *(f"--include-path={root}" for root in toolchain.include_roots),
         *extra,
     )

@@ -11,8 +11,8 @@ with the same include preamble (``_render.preamble``). When a process starts its
 given (preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on
 another core and at the same time (about 1.3-1.6 times that compile; a ~155 MB file in a private
 temporary directory); later compiles with the same preamble, options and in-memory headers pass
-``--use-pch`` and skip the parse (the sum_i32 provider: ~0.4 s instead of ~0.8 s on the 2-core
-development host). The child inherits the parent's
+``--use-pch`` and skip the parse (``benchmarks/provider_compile.py``'s load-scan-store provider, C++20:
+~0.26 s instead of ~0.50 s on the 2-core development host). The child inherits the parent's
 NVRTC PCH heap, which the parent maps before the fork (:func:`_allocate_heap`); that is what lets the
 parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
 allocation address").
@@ -52,7 +52,8 @@ _log = logging.getLogger("cuda.coop")
 _PCH_HEAP_BYTES = 512 << 20
 _BUILD_PER_COMPILE = 1.6
 """A PCH build takes about this many compiles without it: the preamble's parse, then ~155 MB written (1.3 on
-the 2-core development host, 1.5 or more on the H200's host, with the light prologue of ``_prologue``)."""
+the 2-core development host, 1.5 or more on the H200's host, with the light prologue of ``_prologue``; 1.1-1.3
+on the 2-core host in C++20, where a compile lost more than the build: an upper estimate)."""
 _WAIT_SHARE = 0.7
 """The longest a compile waits for a build in flight, as a share of a compile without the PCH. A compile with
 the PCH takes a third (H200 host) to a half (2-core host) of one without it, so a wait this long costs at

@@ -100,7 +100,7 @@ def test_options_put_cccl_first_and_exclude_pch() -> None:
         "-arch=sm_90",
         "-rdc=true",
         "-dlto",
-        "-std=c++17",
+        "-std=c++20",
         "--include-path=/cccl/include",
         "--include-path=/cuda/include",
     )
