@@ -31,9 +31,9 @@ __device__ __forceinline__ size_t tile_offset()
   return static_cast<size_t>(blockIdx.x) * BLOCK * ITEMS;
 }
 
-// Transposing load, block sum, thread 0 writes the tile's sum (ALG: CUB's default unless given).
-template <class T, int BLOCK, int ITEMS, cub::BlockReduceAlgorithm ALG = cub::BLOCK_REDUCE_WARP_REDUCTIONS>
-__device__ __forceinline__ void reduce(const T* x, T* partial)
+// Transposing load, block sum; thread 0 passes the tile's sum to `write` (ALG: CUB's default unless given).
+template <class T, int BLOCK, int ITEMS, cub::BlockReduceAlgorithm ALG, class Write>
+__device__ __forceinline__ void reduce_with(const T* x, Write write)
 {
   using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   using Reduce = cub::BlockReduce<T, BLOCK, ALG>;
@@ -48,8 +48,29 @@ __device__ __forceinline__ void reduce(const T* x, T* partial)
   const T total = Reduce(temp.reduce).Sum(items);
   if (threadIdx.x == 0)
   {
-    partial[blockIdx.x] = total;
+    write(total);
   }
+}
+
+// The tile's sum written to partial[blockIdx.x].
+template <class T, int BLOCK, int ITEMS, cub::BlockReduceAlgorithm ALG = cub::BLOCK_REDUCE_WARP_REDUCTIONS>
+__device__ __forceinline__ void reduce(const T* x, T* partial)
+{
+  reduce_with<T, BLOCK, ITEMS, ALG>(x, [=](T total) { partial[blockIdx.x] = total; });
+}
+
+// reduce() with the store Numba-CUDA-MLIR 0.5.x compiles `partial[cuda.blockIdx.x] = total` to: partial comes
+// as a memref (allocated, aligned, offset, size, stride), the int32 index is wrapped when negative, multiplied
+// by the runtime stride and added to the offset (benchmarks/abi_gap.py; docs/known_issues.rst).
+template <class T, int BLOCK, int ITEMS, cub::BlockReduceAlgorithm ALG>
+__device__ __forceinline__ void reduce_numba_store(
+  const T* x, T* partial, long long partial_offset, long long partial_size, long long partial_stride)
+{
+  reduce_with<T, BLOCK, ITEMS, ALG>(x, [=](T total) {
+    long long i = static_cast<int>(blockIdx.x);
+    i           = i < 0 ? i + partial_size : i;
+    partial[partial_offset + i * partial_stride] = total;
+  });
 }
 
 // Transposing load, block inclusive sum in place, transposing store (ALG: CUB's default unless given).
