@@ -547,7 +547,7 @@ class Parity(_GeneratedRst):
         same = [v for r in rows for v in r["same_algorithm"].values()]
         out = [
             f"From the same run: {pairs} pairs over {len(rows)} reduce and scan cases, median "
-            f"{statistics.median(same):.3f}, maximum {max(same):.3f}, {_cases(sum(v > 1.03 for v in same))} above 1.03"
+            f"{statistics.median(same):.3f}, maximum {max(same):.3f}, {sum(v > 1.03 for v in same)} above 1.03"
             + (f"; the other {len(others)} cases, whose twins call the same algorithm as the cuda-coop kernel, at "
                f"most {max(r['ratio'] for r in others):.3f}" if others else "")
             + f". The default (``\"auto\"``) against CUB's default: median {summary['default_median']:.3f}, maximum "
