@@ -81,6 +81,16 @@ class _GeneratedRst(SphinxDirective):
     def lines(self) -> list[str]:
         raise NotImplementedError
 
+    def committed(self, name: str, *also: str) -> Any:
+        """The JSON of ``benchmarks/results/<name>`` (None when it has not been committed); the page is rebuilt
+        when it, or one of the files ``also`` drawn from it, changes."""
+        results = REPO / "benchmarks" / "results"
+        if not (results / name).is_file():
+            return None
+        for each in (name, *also):
+            self.env.note_dependency(str(results / each))
+        return json.loads((results / name).read_text())
+
     def run(self) -> list[nodes.Node]:
         content = StringList(self.lines(), source=f"<{self.name} generated>")
         if self.allow_titles:
@@ -479,13 +489,9 @@ class Performance(_GeneratedRst):
     plot and table; a note when there are none."""
 
     def lines(self) -> list[str]:
-        results = REPO / "benchmarks" / "results"
-        data = results / "suite.json"
-        if not data.is_file():
+        run = self.committed("suite.json", "suite.svg", "suite.csv")
+        if run is None:
             return ["No results have been committed yet (``benchmarks/results/suite.json``)."]
-        for name in ("suite.json", "suite.svg", "suite.csv"):
-            self.env.note_dependency(str(results / name))
-        run = json.loads(data.read_text())
         summary, rows = run["summary"], run["rows"]
         checked = sum(bool(r.get("cub_ok")) and bool(r.get("coop_ok")) for r in rows)
         out = [
@@ -514,7 +520,7 @@ class Performance(_GeneratedRst):
                 "",
             ]
         out += [".. image:: /../benchmarks/results/suite.svg", "   :alt: cuda-coop time / CUB C++ time per case", ""]
-        header, *body = list(csv.reader((results / "suite.csv").read_text().splitlines()))
+        header, *body = list(csv.reader((REPO / "benchmarks" / "results" / "suite.csv").read_text().splitlines()))
         same = [i for i in range(1, len(header)) if len({row[i] for row in body}) == 1]  # one value in every case
         if same:
             out += ["In every case: " + ", ".join(f"{_rst_text(header[i])} = {_rst_text(body[0][i])}" for i in same)
@@ -531,16 +537,12 @@ class Parity(_GeneratedRst):
     plot ``suite_parity.svg`` drawn from the same run."""
 
     def lines(self) -> list[str]:
-        results = REPO / "benchmarks" / "results"
-        data = results / "suite.json"
-        if not data.is_file():
+        run = self.committed("suite.json", "suite_parity.svg")
+        if run is None:
             return ["No results have been committed yet (``benchmarks/results/suite.json``)."]
-        run = json.loads(data.read_text())
         summary, rows = run["summary"], [r for r in run["rows"] if "same_algorithm" in r]
         if not rows:
             return ["The committed run did not time the algorithms on both sides (``suite.py --no-explicit``)."]
-        for name in ("suite.json", "suite_parity.svg"):
-            self.env.note_dependency(str(results / name))
         others = [r for r in run["rows"] if "same_algorithm" not in r]
         algorithms = list(dict.fromkeys(a for r in rows for a in r["same_algorithm"]))
         pairs = sum(len(r["same_algorithm"]) for r in rows)
@@ -571,11 +573,9 @@ class AbiGap(_GeneratedRst):
     """``coop / numba-store twin`` at most this: the gap is the store."""
 
     def lines(self) -> list[str]:
-        data = REPO / "benchmarks" / "results" / "abi_gap.json"
-        if not data.is_file():
+        run = self.committed("abi_gap.json")
+        if run is None:
             return ["No results have been committed yet (``benchmarks/results/abi_gap.json``)."]
-        self.env.note_dependency(str(data))
-        run = json.loads(data.read_text())
         rows = run["rows"]
         store = [r for r in rows if r["coop_vs_numba_store"] <= self.SAME]
         rest = [r for r in rows if r["coop_vs_numba_store"] > self.SAME]
@@ -615,11 +615,10 @@ class CompileTimes(_GeneratedRst):
     The benchmark's own report, with the internal targets, is for benchmarks/README.md, not this page."""
 
     def lines(self) -> list[str]:
-        data = REPO / "benchmarks" / "results" / "kernel_compile.json"
-        if not data.is_file():
+        run = self.committed("kernel_compile.json")
+        if run is None:
             return ["No compile-time results have been committed yet (``benchmarks/results/kernel_compile.json``)."]
-        self.env.note_dependency(str(data))
-        summary = json.loads(data.read_text())["summary"]
+        summary = run["summary"]
         versions = ", ".join(f"{name} {summary[key]}" for name, key in
                              (("cuda-coop", "cuda_coop"), ("numba-cuda-mlir", "numba_cuda_mlir"), ("NVRTC", "nvrtc"))
                              if summary.get(key))
