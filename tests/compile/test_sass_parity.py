@@ -33,22 +33,18 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import requires
-
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
 
 from numba_cuda_mlir.numba_cuda import types
 
-import cuda.coop as coop
 from cuda.coop.numba_mlir import compile_kernel
-from cuda.coop.numba_mlir._inspect import _tool
+from tests.helpers.sass import Listings, disassemble, nvcc_functions
 from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,55 +67,15 @@ GAPS = {
     "histogram_atomic_u8": (127, 113),
 }
 
-Listings = dict[str, list[str]]  # kernel name -> its SASS instructions
-
-_FUNCTION = re.compile(r"^\s*\.text\.(\w+):")
-_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")
-
-
-def _functions(sass: str) -> dict[str, list[str]]:
-    """Instructions of each function of an ``nvdisasm -c`` listing, NOP padding left out."""
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in sass.splitlines():
-        if match := _FUNCTION.match(line):
-            current = out.setdefault(match[1], [])
-        elif current is not None and (match := _INSTRUCTION.match(line)):
-            text = re.sub(r"^@!?U?P\w+\s+", "", match[1])  # the predicate guard is not the instruction
-            if not text.startswith("NOP"):
-                current.append(text)
-    return out
-
-
-def _disassemble(cubin: bytes, tmp: Path, name: str) -> dict[str, list[str]]:
-    path = tmp / f"{name}.cubin"
-    path.write_bytes(cubin)
-    sass = subprocess.run([_tool("nvdisasm"), "-c", str(path)], check=True, capture_output=True, text=True).stdout
-    return _functions(sass)
-
-
-def _build_twins(source: Path, tmp: Path) -> Listings:
-    """SASS of every kernel of ``source``, built by nvcc -cubin against the bundled CCCL."""
-    nvcc = requires.nvcc("the CUB twins")
-    bundle = coop.header_bundle()
-    major, minor, patch = (int(p) for p in bundle.provenance.cccl_version.split("."))
-    cubin = tmp / f"{source.stem}.cubin"
-    subprocess.run(
-        [nvcc, "-O3", "-std=c++17", f"-arch={ARCH}", f"-I{bundle.include_dir}",
-         f"-DEXPECTED_CCCL_VERSION={major * 1000000 + minor * 1000 + patch}", "-cubin", "-o", str(cubin), str(source)],
-        check=True, capture_output=True, text=True,
-    )
-    return _disassemble(cubin.read_bytes(), tmp, source.stem)
-
 
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory: pytest.TempPathFactory) -> Listings:
-    return _build_twins(ROOT / "benchmarks" / "cub_twins.cu", tmp_path_factory.mktemp("twins"))
+    return nvcc_functions(ROOT / "benchmarks" / "cub_twins.cu", tmp_path_factory.mktemp("twins"), ARCH)
 
 
 @pytest.fixture(scope="module")
 def abi_twins(tmp_path_factory: pytest.TempPathFactory) -> Listings:
-    return _build_twins(ROOT / "tests" / "data" / "sass" / "numba_abi_twins.cu", tmp_path_factory.mktemp("abi"))
+    return nvcc_functions(ROOT / "tests" / "data" / "sass" / "numba_abi_twins.cu", tmp_path_factory.mktemp("abi"), ARCH)
 
 
 @functools.cache
@@ -134,7 +90,7 @@ def ours(tmp_path_factory: pytest.TempPathFactory) -> Listings:
     for name, signature in SIGNATURES.items():
         block = _benchmarks().BLOCK
         compiled = compile_kernel(getattr(_benchmarks(), name), signature, block=block, arch=ARCH)
-        (function,) = _disassemble(compiled.cubin, tmp, name).values()  # the wrappers are inlined: one function
+        (function,) = disassemble(compiled.cubin, tmp, name).values()  # the wrappers are inlined: one function
         out[name] = function
     return out
 
