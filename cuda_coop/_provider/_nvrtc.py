@@ -51,9 +51,9 @@ _log = logging.getLogger("cuda.coop")
 
 _PCH_HEAP_BYTES = 512 << 20
 _BUILD_PER_COMPILE = 1.6
-"""A PCH build takes about this many compiles without it: the preamble's parse, then ~155 MB written (1.3 on
-the 2-core development host, 1.5 or more on the H200's host, with the light prologue of ``_prologue``; 1.1-1.3
-on the 2-core host in C++20, where a compile lost more than the build: an upper estimate)."""
+"""A PCH build takes about this many compiles without it: the preamble's parse, then ~155 MB written. With the
+light prologue of ``_prologue``, in C++17: 1.3 on the 2-core development host, 1.5 or more on the H200's host; in
+C++20, which made compiles faster than builds, 1.0-1.3 on the 2-core host. An upper estimate."""
 _WAIT_SHARE = 0.7
 """The longest a compile waits for a build in flight, as a share of a compile without the PCH. A compile with
 the PCH takes a third (H200 host) to a half (2-core host) of one without it, so a wait this long costs at
