@@ -87,15 +87,16 @@ def run_pair(c: suite.Case, algorithm: str, module, stream, reps: int) -> dict[s
     def memref(a) -> tuple[np.generic, ...]:  # (allocated, aligned, offset, size, stride), as the launcher passes
         return (suite._pointer(a), suite._pointer(a), np.int64(0), np.int64(a.shape[0]), np.int64(1))
 
+    x_memref, partial_memref = memref(x), memref(partial)
     cc = Device().compute_capability
     item = getattr(types, c.dtype)
     compiled = compile_kernel(kernel, (item[::1], item[::1]), block=c.threads, arch=f"sm_{cc.major}{cc.minor}")
-    coop_core = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled._result.metadata["func_name"])
+    coop_core = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
     launches = {
         "coop": lambda: kernel[c.tiles, c.threads, on_stream](x, partial),
         "twin": lambda: launch(stream, config, twin, *pointers),
-        "numba_store": lambda: launch(stream, config, numba_store, *pointers, *memref(partial)[2:]),
-        "coop_core": lambda: launch(stream, config, coop_core, *memref(x), *memref(partial)),
+        "numba_store": lambda: launch(stream, config, numba_store, *pointers, *partial_memref[2:]),
+        "coop_core": lambda: launch(stream, config, coop_core, *x_memref, *partial_memref),
     }
     checks = suite.check_each(launches, [partial], outputs, check, stream)
     ms, _ = suite.time_interleaved(launches, stream, reps)

@@ -28,20 +28,31 @@ def _x(ratio: float) -> float:
     return LEFT + (clipped - LOW) / (HIGH - LOW) * (WIDTH - LEFT - 20)
 
 
+def _header(result: dict[str, Any], width: int, height: int, title: str) -> list[str]:
+    """The SVG element and the figure's title, naming the run."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        'font-size="11">',
+        f'<text x="10" y="18" font-size="13">{title} ({result["device"]}, '
+        f'{result["date"][:10]}; median of {result["reps"]} samples)</text>',
+    ]
+
+
+def _guides(target: float, label_y: int, height: int) -> list[str]:
+    """Vertical lines at 1.00 and at ``target`` (dashed), labelled at ``label_y``."""
+    out = []
+    for ratio, dash in ((1.0, ""), (target, ' stroke-dasharray="4,3"')):
+        x = _x(ratio)
+        out.append(f'<line x1="{x:.1f}" y1="{label_y - 12}" x2="{x:.1f}" y2="{height - 10}" stroke="#555"{dash}/>')
+        out.append(f'<text x="{x - 10:.1f}" y="{label_y}">{ratio:.2f}</text>')
+    return out
+
+
 def svg(result: dict[str, Any]) -> str:
     """A horizontal bar per case: its ratio (left of 1.0 cuda-coop is faster), the 1.02 target marked."""
     rows = result["rows"]
     height = 60 + len(rows) * (BAR_H + GAP)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" '
-        'font-size="11">',
-        f'<text x="10" y="18" font-size="13">cuda-coop time / CUB C++ time ({result["device"]}, '
-        f'{result["date"][:10]}; median of {result["reps"]} samples)</text>',
-    ]
-    for ratio, label, dash in ((1.0, "1.00", ""), (1.02, "1.02", ' stroke-dasharray="4,3"')):
-        x = _x(ratio)
-        out.append(f'<line x1="{x:.1f}" y1="28" x2="{x:.1f}" y2="{height - 10}" stroke="#555"{dash}/>')
-        out.append(f'<text x="{x - 10:.1f}" y="40">{label}</text>')
+    out = [*_header(result, WIDTH, height, "cuda-coop time / CUB C++ time"), *_guides(1.02, 40, height)]
     for k, row in enumerate(rows):
         y = 48 + k * (BAR_H + GAP)
         x0, x1 = _x(1.0), _x(row["ratio"])
@@ -79,17 +90,8 @@ def parity_svg(result: dict[str, Any]) -> str:
         x += 28 + 6 * len(name)
     top = y + 24
     height = top + 20 + len(rows) * (BAR_H + GAP)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH + 50}" height="{height}" font-family="sans-serif" '
-        'font-size="11">',
-        f'<text x="10" y="18" font-size="13">same algorithm: cuda-coop time / CUB C++ time ({result["device"]}, '
-        f'{result["date"][:10]}; median of {result["reps"]} samples)</text>',
-        *legend,
-    ]
-    for ratio, label, dash in ((1.0, "1.00", ""), (PARITY_TARGET, f"{PARITY_TARGET:.2f}", ' stroke-dasharray="4,3"')):
-        x = _x(ratio)
-        out.append(f'<line x1="{x:.1f}" y1="{top - 12}" x2="{x:.1f}" y2="{height - 10}" stroke="#555"{dash}/>')
-        out.append(f'<text x="{x - 10:.1f}" y="{top}">{label}</text>')
+    out = [*_header(result, WIDTH + 50, height, "same algorithm: cuda-coop time / CUB C++ time"), *legend,
+           *_guides(PARITY_TARGET, top, height)]
     for k, row in enumerate(rows):
         y = top + 8 + k * (BAR_H + GAP)
         out.append(f'<text x="10" y="{y + BAR_H - 3}">{row["case"]}</text>')

@@ -93,6 +93,11 @@ class CompiledKernel:
         text = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
         return text.rstrip("\0")  # the toolchain's C string ends in NUL
 
+    @property
+    def name(self) -> str:
+        """The kernel's (mangled) function name in ``cubin``, to load it from there."""
+        return str(self._result.metadata["func_name"])
+
     def sass(self) -> str:
         """SASS of the linked cubin (nvdisasm from the NVIDIA wheels)."""
         return _run_on_cubin("nvdisasm", ["-c"], self.cubin)
@@ -103,7 +108,7 @@ class CompiledKernel:
         ``cuda.shared.array`` s: the figure the driver reports for the kernel
         (``CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES``; see :func:`shared_memory_bytes`). Without dynamic shared
         memory and without the driver's reservation (:attr:`launch_shared_memory_bytes` adds it)."""
-        return static_shared_bytes(self.cubin, str(self._result.metadata["func_name"]))
+        return static_shared_bytes(self.cubin, self.name)
 
     @property
     def launch_shared_memory_bytes(self) -> int:
