@@ -428,11 +428,15 @@ class CacheSettings:
     """Where providers (LTO-IR) are kept."""
     kernels: Path
     """Where kernels linked with providers (cubins) are kept."""
+    pch: Path
+    """Where precompiled headers are kept (``_pch_store``)."""
 
 
 def _read_settings() -> CacheSettings:
     base = cache_dir() / "cuda-coop"
-    return CacheSettings(enabled=_env.flag("CUDA_COOP_ENABLE_CACHE"), root=base / "providers", kernels=base / "kernels")
+    return CacheSettings(
+        enabled=_env.flag("CUDA_COOP_ENABLE_CACHE"), root=base / "providers", kernels=base / "kernels", pch=base / "pch"
+    )
 
 
 _STATE = {"settings": _read_settings()}

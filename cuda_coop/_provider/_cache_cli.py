@@ -3,8 +3,8 @@
 The CLI module (``cuda_coop._cli``) adds the subcommand with :func:`add_arguments` and dispatches
 to :func:`run`; its diagnostics report's cache section is :func:`diagnostics`, printed by
 :func:`print_section`. Both name the directories the entries live in (providers in
-``<cache dir>/cuda-coop/providers``, linked kernels in ``<cache dir>/cuda-coop/kernels``) and say when
-an enabled cache cannot be written.
+``<cache dir>/cuda-coop/providers``, linked kernels in ``<cache dir>/cuda-coop/kernels``, precompiled
+headers in ``<cache dir>/cuda-coop/pch``) and say when an enabled cache cannot be written.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from .._cache_dir import cache_dir
 from ._cache import _FIX, DEFAULT_MAX_BYTES, DiskCache, kernel_disk_cache, settings
+from ._pch_store import PchStore
 
 __all__ = ["add_arguments", "diagnostics", "print_section", "run"]
 
@@ -41,6 +42,7 @@ def diagnostics() -> dict[str, Any]:
         "entries": stats.entries,
         "bytes": stats.total_bytes,
         "kernels": {"directory": str(conf.kernels), "entries": kernel_stats.entries, "bytes": kernel_stats.total_bytes},
+        "pch": _pch_report(PchStore(conf.pch), clear=False),
     }
 
 
@@ -60,11 +62,14 @@ def print_section(report: dict[str, Any], row: Callable[[str, object], str]) -> 
     print(row("enabled", _state(report)))
     print(row("entries", f"{report['entries']} ({_size(report['bytes'])})"))
     print(row("linked kernels", f"{kernels['entries']} ({_size(kernels['bytes'])}) in {kernels['directory']}"))
+    pch = report["pch"]
+    print(row("precompiled headers", f"{pch['entries']} ({_size(pch['bytes'])}) in {pch['directory']}"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``cache`` subcommand's options to ``parser``."""
-    parser.add_argument("--clear", action="store_true", help="remove every cached provider and linked kernel")
+    parser.add_argument("--clear", action="store_true",
+                        help="remove every cached provider, linked kernel and precompiled header")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -92,6 +97,21 @@ def _report(cache: DiskCache, clear: bool) -> dict[str, Any]:
     }
 
 
+def _pch_report(store: PchStore, clear: bool) -> dict[str, Any]:
+    before = store.stats()
+    if clear:
+        store.clear()
+    after = store.stats()
+    return {
+        "directory": str(store.root),
+        "entries": after.entries,
+        "bytes": after.total_bytes,
+        "max_entries": store.keep,
+        "cleared": before.entries - after.entries if clear else 0,
+        "cleared_bytes": before.total_bytes - after.total_bytes if clear else 0,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     """Print where the cache is, whether it is enabled, its entries and size; clear it with ``--clear``."""
     conf = settings()
@@ -99,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"enabled": conf.enabled, "problem": providers.problem() or kernels.problem()}
     report.update(_report(providers, args.clear))
     report["kernels"] = _report(kernels, args.clear)
+    report["pch"] = _pch_report(PchStore(conf.pch), args.clear)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -106,11 +127,13 @@ def run(args: argparse.Namespace) -> int:
     if conf.enabled and report["problem"]:
         state = f"enabled, but NOTHING IS CACHED: {report['problem']}. {_FIX}"
     print(f"cache           {state}")
-    for title, part in (("providers", report), ("linked kernels", report["kernels"])):
+    for title, part in (("providers", report), ("linked kernels", report["kernels"]),
+                        ("precompiled headers", report["pch"])):
+        bound = _size(part["max_bytes"]) if "max_bytes" in part else f"at most {part['max_entries']} entries"
         print(f"  {title}")
         print(f"    directory   {part['directory']}")
         print(f"    entries     {part['entries']}")
-        print(f"    size        {_size(part['bytes'])} of {_size(part['max_bytes'])}")
+        print(f"    size        {_size(part['bytes'])} of {bound}")
         if args.clear:
             print(f"    cleared     {part['cleared']} entries ({_size(part['cleared_bytes'])})")
     return 0

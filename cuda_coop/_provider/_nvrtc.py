@@ -26,6 +26,12 @@ is kept). A process that compiles a single kernel spends one core on a build it 
 exit. PCH options never enter cache keys: the output is byte-identical with and without a PCH
 (tested). Without ``os.fork`` (Windows) there is no PCH.
 
+Across processes (``_pch_store``, the process's compiler with the persistent cache on): the heap is
+mapped at the machine's canonical address (``_pch_heap``), a compile given the header and toolkit
+identity looks its PCH up in the store before building one, and a build it starts is kept there and
+outlives the process (detached, never killed at exit), so that a new process's first compile loads it
+instead of parsing CCCL.
+
 Module state (STYLE 14): :func:`default_compiler` (``functools.cache``); ``_reset_for_tests``.
 """
 
@@ -44,6 +50,8 @@ from typing import Any, Protocol
 
 from ..errors import ToolkitNotFoundError
 from ._pch import PchDirectory, PchEntry, can_fork
+from ._pch_heap import canonical_address, map_heap_at
+from ._pch_store import PchStore, default_store, store_key
 
 __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
 
@@ -88,9 +96,11 @@ class Compiler(Protocol):
         name: str,
         preamble: str | None = None,
         headers: Mapping[str, str] | None = None,
+        identity: str = "",
     ) -> CompileResult:
         """Compile ``source`` with ``options``; ``preamble`` is its leading include block (a PCH hint);
-        ``headers`` are in-memory headers by include name, found before the include path."""
+        ``headers`` are in-memory headers by include name, found before the include path; ``identity``
+        names the contents behind the include paths and the toolkit (a PCH kept across processes needs it)."""
         ...
 
 
@@ -176,6 +186,10 @@ class NvrtcCompiler:
         starts it with the first compile, on another core, so that it is ready for the second.
     background:
         Build the PCH in a forked child (True) or inline after the triggering compile (tests).
+    store:
+        Where PCHs are kept across processes (``_pch_store``; the persistent cache's, for the process's
+        compiler): a compile given an ``identity`` looks its PCH up there first, and a build it starts is
+        kept there, when NVRTC's PCH heap sits at the machine's canonical address (``_pch_heap``).
 
     Attributes
     ----------
@@ -187,16 +201,22 @@ class NvrtcCompiler:
         Provider compiles that used a PCH.
     pch_waits:
         Provider compiles that waited for a PCH build in flight.
+    pch_kept:
+        PCHs found in the store (built by an earlier process).
     """
 
-    def __init__(self, *, pch: bool = True, pch_after: int = 0, background: bool = True) -> None:
+    def __init__(
+        self, *, pch: bool = True, pch_after: int = 0, background: bool = True, store: PchStore | None = None
+    ) -> None:
         self.pch = pch and (can_fork() or not background)
         self.pch_after = pch_after
         self.background = background
+        self.store = store
         self.calls = 0
         self.pch_builds = 0
         self.pch_hits = 0
         self.pch_waits = 0
+        self.pch_kept = 0
         self._lock = threading.Lock()
         self._active = 0
         self._pchs: dict[str, PchEntry] = {}
@@ -213,11 +233,12 @@ class NvrtcCompiler:
         name: str,
         preamble: str | None = None,
         headers: Mapping[str, str] | None = None,
+        identity: str = "",
     ) -> CompileResult:
         """Compile ``source`` to LTO-IR; failures come back as a result with the log, not raised."""
         pch_key = self._pch_key(preamble, options, headers)
         if pch_key and preamble is not None:
-            self._maybe_build(pch_key, preamble, options, headers)
+            self._maybe_build(pch_key, preamble, options, headers, identity)
         entry = self._pchs.get(pch_key) if pch_key else None
         use = entry is not None and pch_key is not None and self._ready(entry, pch_key)
         with self._lock:
@@ -247,7 +268,7 @@ class NvrtcCompiler:
         if ltoir is not None and pch_key and preamble is not None and entry is None:
             with self._lock:
                 self._seen[pch_key] = self._seen.get(pch_key, 0) + 1
-            self._maybe_build(pch_key, preamble, options, headers)
+            self._maybe_build(pch_key, preamble, options, headers, identity)
         return CompileResult(ltoir=ltoir, log=_PCH_NOTE.sub("", log), seconds=seconds, used_pch=use)
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
@@ -291,10 +312,23 @@ class NvrtcCompiler:
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
     def _maybe_build(
-        self, key: str, preamble: str, options: Sequence[str], headers: Mapping[str, str] | None = None
+        self,
+        key: str,
+        preamble: str,
+        options: Sequence[str],
+        headers: Mapping[str, str] | None = None,
+        identity: str = "",
     ) -> None:
         with self._lock:
-            if self._seen.get(key, 0) < self.pch_after or key in self._pchs:
+            if key in self._pchs:
+                return
+            stored = self._stored(key, identity)
+            if stored is not None and (found := stored[0].find(stored[1])) is not None:
+                self._pchs[key] = PchEntry.built(found)
+                self.pch_kept += 1
+                _log.debug("cuda.coop: using kept precompiled header %s", found)
+                return
+            if self._seen.get(key, 0) < self.pch_after:
                 return
             if self.background and self._active:
                 return  # never fork while NVRTC runs in another thread; the next compile tries again
@@ -305,7 +339,11 @@ class NvrtcCompiler:
                     _log.debug("cuda.coop: no precompiled headers: %s", exc)
                     self.pch = False
                     return
-            entry = self._pchs[key] = self._dir.entry(key)
+            kept = None
+            if stored is not None:
+                store, skey = stored
+                kept = (store.path(skey), store.part(skey), functools.partial(store.seal, skey))
+            entry = self._pchs[key] = self._dir.entry(key, store=kept)
             self.pch_builds += 1
             build = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
             _allocate_heap()  # before the fork: the child builds into the heap the parent loads from
@@ -314,41 +352,73 @@ class NvrtcCompiler:
         if not self.background:
             entry.build_inline(build)
 
+    def _stored(self, key: str, identity: str) -> tuple[PchStore, str] | None:
+        """The store and the entry's name there, where a PCH of ``key`` can be kept across processes."""
+        if self.store is None or not identity or (address := _allocate_heap(steer=True)) is None:
+            return None
+        try:
+            self.store.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _log.debug("cuda.coop: precompiled headers are not kept: %s", exc)
+            return None
+        return self.store, store_key(key, identity, address, _PCH_HEAP_BYTES)
+
     def _at_exit(self) -> None:
         """Kill PCH builds in flight (nothing will use them) and remove the directory; never waits."""
         if self._dir is not None:
             self._dir.close()
 
 
-@functools.cache
-def _allocate_heap() -> None:
-    """Size NVRTC's PCH heap and make it allocated here, before the fork, so the child inherits it.
+_HEAP: dict[str, Any] = {}
+"""This process's NVRTC PCH heap once mapped: ``{"address": canonical address or None}``."""
+_HEAP_LOCK = threading.Lock()
+
+
+def _allocate_heap(*, steer: bool = False) -> int | None:
+    """Size NVRTC's PCH heap and make it allocated here, before the fork, so the child inherits it; with
+    ``steer``, at the machine's canonical address (``_pch_heap``). The heap's address when it is that one.
 
     NVRTC maps its PCH heap lazily, at the first compile that creates or uses a PCH, and a PCH loads
     only into a heap at the address it was built in. Left lazy, the child maps the heap at its build
     and the parent at its first ``--use-pch``, after whatever else it mapped meanwhile (a CUDA
     context, NumPy arrays): the addresses differ and NVRTC refuses the PCH ("incompatible ... heap
     allocation address"; seen on the GPU machine, reproduced in the compile tier). A tiny
-    ``--create-pch`` compile (~70 ms, once per process) maps it in the parent first.
+    ``--create-pch`` compile (~40-70 ms, once per process) maps it in the parent first. The first call
+    decides: a heap mapped without ``steer`` stays where it is.
     """
-    nvrtc = _nvrtc()
-    try:
-        _check(nvrtc, nvrtc.nvrtcSetPCHHeapSize(_PCH_HEAP_BYTES), "nvrtcSetPCHHeapSize")
-    except _ApiError as exc:  # a PCH is an optimisation: the build then fails and is dropped
-        _log.debug("cuda.coop: %s", exc)
-        return
-    with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
-        _, log, status = _compile("__device__ int cuda_coop_pch_heap;\n", ["-rdc=true", f"--create-pch={tmp}/heap.pch"],
-                                  "cuda_coop_heap.cu")
-        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            _log.debug("cuda.coop: could not map the PCH heap before the fork (%s): %s", status, log.strip())
+    with _HEAP_LOCK:
+        if _HEAP:
+            return _HEAP["address"]
+        _HEAP["address"] = None
+        nvrtc = _nvrtc()
+        try:
+            _check(nvrtc, nvrtc.nvrtcSetPCHHeapSize(_PCH_HEAP_BYTES), "nvrtcSetPCHHeapSize")
+        except _ApiError as exc:  # a PCH is an optimisation: the build then fails and is dropped
+            _log.debug("cuda.coop: %s", exc)
+            return None
+        with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
+
+            def map_heap() -> None:
+                _, log, status = _compile("__device__ int cuda_coop_pch_heap;\n",
+                                          ["-rdc=true", f"--create-pch={tmp}/heap.pch"], "cuda_coop_heap.cu")
+                if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+                    _log.debug("cuda.coop: could not map the PCH heap before the fork (%s): %s", status, log.strip())
+
+            address = canonical_address(_PCH_HEAP_BYTES) if steer else None
+            if address is not None and map_heap_at(address, _PCH_HEAP_BYTES, map_heap):
+                _HEAP["address"] = address
+            elif address is None:
+                map_heap()
+        return _HEAP["address"]
 
 
 @functools.cache
 def default_compiler() -> NvrtcCompiler:
-    """The process-wide compiler (PCH on) used by providers that are given none."""
-    return NvrtcCompiler()
+    """The process-wide compiler (PCH on) used by providers that are given none; it keeps its PCHs in
+    the persistent cache when that is on."""
+    return NvrtcCompiler(store=default_store())
 
 
 def _reset_for_tests() -> None:
     default_compiler.cache_clear()
+    default_store.cache_clear()

@@ -15,6 +15,11 @@ forked while another thread was inside NVRTC could block on a lock copied in the
 compiler therefore forks only when none of its own compiles is in flight, and a child that never
 finishes, or a fork that fails, only means no PCH (a child is killed at exit).
 
+An entry built for the persistent store (``_pch_store``) is *detached*: its child builds into the
+store's part file and publishes it there, runs in a session of its own with its standard streams on
+``/dev/null`` and no other inherited descriptor, and is not killed at exit, so a short script's build
+is still kept for the next process (:data:`BUILD_TIMEOUT_SECONDS` bounds it).
+
 Module state: none (each directory registers its own ``atexit`` cleanup).
 """
 
@@ -67,6 +72,30 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
+BUILD_TIMEOUT_SECONDS = 600
+"""A detached build still running after this long is stopped (``SIGALRM``)."""
+
+
+def _detach() -> None:
+    """In a forked child that may outlive its parent: a session of its own, standard streams on
+    ``/dev/null`` and every other inherited descriptor closed (so that nothing waiting for the parent's
+    pipes to close waits for the child), and a time limit."""
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, _max_fd())
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(BUILD_TIMEOUT_SECONDS)
+
+
+def _max_fd() -> int:
+    try:
+        return min(os.sysconf("SC_OPEN_MAX"), 1 << 16)
+    except (OSError, ValueError):
+        return 1 << 10
+
+
 def sweep_stale(tmp: Path | None = None, *, now: float | None = None) -> list[Path]:
     """Remove PCH directories in ``tmp`` whose owner is dead; the removed paths.
 
@@ -109,9 +138,11 @@ def sweep_stale(tmp: Path | None = None, *, now: float | None = None) -> list[Pa
 class PchEntry:
     """One precompiled header: built once (in a child or inline), then used until dropped."""
 
-    def __init__(self, path: Path, lock_fd: int) -> None:
+    def __init__(self, path: Path, lock_fd: int, *, part: Path | None = None,
+                 publish: Callable[[Path], bool] | None = None) -> None:
         self.path = path
-        self._part = path.with_name(path.name + ".part")
+        self._part = part or path.with_name(path.name + ".part")
+        self._publish = publish
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
         self._pid: int | None = None
@@ -119,6 +150,27 @@ class PchEntry:
         self._ok = False
         self.started: float | None = None
         """``time.monotonic()`` when the build started."""
+
+    @property
+    def detached(self) -> bool:
+        """Whether a build in flight outlives this process (one that publishes to the persistent store)."""
+        return self._publish is not None
+
+    @classmethod
+    def built(cls, path: Path) -> PchEntry:
+        """An entry for a PCH that exists already (kept by an earlier process)."""
+        entry = cls(path, -1)
+        entry._done = entry._ok = True
+        return entry
+
+    def _finish(self, build: Build) -> bool:
+        """Build into the part, then publish it (rename it into place, or hand it to the store)."""
+        if not build(str(self._part)):
+            return False
+        if self._publish is not None:
+            return self._publish(self._part)
+        self._part.replace(self.path)
+        return True
 
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
@@ -139,9 +191,9 @@ class PchEntry:
                 # when the forking *thread* ends, which would kill builds started from worker threads; an
                 # orphaned build just finishes in seconds, and its directory is swept later.)
                 os.close(self._lock_fd)
-                if build(str(self._part)):
-                    self._part.replace(self.path)
-                    code = 0
+                if self.detached:
+                    _detach()
+                code = 0 if self._finish(build) else 1
             except BaseException:  # anything: the parent only sees "no PCH"
                 code = 1
             finally:
@@ -153,9 +205,7 @@ class PchEntry:
         ok = False
         self.started = time.monotonic()
         try:
-            ok = build(str(self._part))
-            if ok:
-                self._part.replace(self.path)
+            ok = self._finish(build)
         except Exception as exc:  # a PCH is an optimisation: never let it fail a compile
             _log.debug("cuda.coop: precompiled header build failed: %r", exc)
             ok = False
@@ -204,9 +254,9 @@ class PchEntry:
             self.path.unlink()
 
     def kill(self) -> None:
-        """Stop a build in flight (SIGKILL: its output is never used)."""
+        """Stop a build in flight (SIGKILL: its output is never used); a detached one is left to finish."""
         with self._lock:
-            if self._pid is None:
+            if self._pid is None or self.detached:
                 return
             with contextlib.suppress(OSError):
                 os.kill(self._pid, signal.SIGKILL)
@@ -238,9 +288,14 @@ class PchDirectory:
         atexit.register(self.close)
         return self
 
-    def entry(self, key: str) -> PchEntry:
-        """A new entry ``<key>.pch`` in this directory."""
-        entry = PchEntry(self.path / f"{key}.pch", self._lock_fd)
+    def entry(self, key: str, *, store: tuple[Path, Path, Callable[[Path], bool]] | None = None) -> PchEntry:
+        """A new entry ``<key>.pch`` in this directory; or, with ``store=(path, part, publish)``, one built at
+        ``part`` and handed to ``publish``, which puts it at ``path`` (a build that outlives the process)."""
+        if store is None:
+            entry = PchEntry(self.path / f"{key}.pch", self._lock_fd)
+        else:
+            path, part, publish = store
+            entry = PchEntry(path, self._lock_fd, part=part, publish=publish)
         self._entries.append(entry)
         return entry
 

@@ -238,8 +238,9 @@ class Provider:
         options, headers = self.nvrtc_inputs
         # The program name is embedded in the LTO-IR: derive it from the key alone, so that the bytes are a
         # function of the key (whatever the backend, with or without a precompiled header).
+        key = self.key
         result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble,
-                                  headers=headers)
+                                  headers=headers, identity=f"{key.header_identity}\0{key.toolkit_identity}")
         if result.ltoir is None:
             path = failure_source(self.source, self.backend, digest)
             sites = "; ".join(s.binding.canonical() for s in self.symbols)

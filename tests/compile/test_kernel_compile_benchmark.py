@@ -134,6 +134,10 @@ def test_compile_only_run(tmp_path: Path) -> None:
         assert row["compiles"] == 0 and row.get("planner") is None, row
     assert summary["new_block_compiles"] == 1
     assert summary["pch_builds"] == [1]  # the default compiler starts the PCH build with its first compile
+    # A new process on that cache compiles new providers with the PCH the cold process kept there.
+    assert summary["pch_kept"] == [1] and [r["kernel"] for r in summary["kept"]] == ["sum_i32", "scan_f32"]
+    for row in summary["kept"]:
+        assert row["origins"] == ["nvrtc"] and row["pch"] == [True] and row["compiles"] == 1, row
     assert all(isinstance(summary["exit"][k], float) for k in ("cold", "pch_started", "warm", "baseline"))
 
 

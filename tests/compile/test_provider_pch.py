@@ -91,3 +91,44 @@ def test_a_two_kernel_script_does_not_wait_at_exit_for_the_pch(tmp_path: Path) -
     # Before: ~2.6 s waiting for the build (a thread; exiting under it segfaults). Now the child is killed.
     assert exited - report["end"] < 1.5
     assert not Path(report["dir"]).exists() and not list(tmp_path.glob("cuda-coop-pch-*"))
+
+
+KEPT = r"""
+import json, sys
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, default_compiler
+from cuda.coop._specs import Request
+
+def provider(compiler=None):
+    request = Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=int(sys.argv[1]))
+    return Provider([request], block_dim=(64,), arch="sm_90", cache=MemoryCache(), compiler=compiler)
+
+ltoir = provider().ltoir()
+c = default_compiler()
+if sys.argv[2] == "wait":
+    c.wait_for_pch(300)
+same = ltoir == provider(NvrtcCompiler(pch=False)).ltoir()
+print(json.dumps({"kept": c.pch_kept, "builds": c.pch_builds, "hits": c.pch_hits, "same": same}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the PCH heap is placed through /proc/self/maps")
+def test_a_pch_kept_by_one_process_serves_the_next(tmp_path: Path) -> None:
+    env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "CUDA_COOP_ENABLE_CACHE": "1",
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
+    store = tmp_path / "cache" / "cccl" / "cuda-coop" / "pch"
+
+    def run(items: int, wait: bool = False) -> dict[str, object]:
+        proc = subprocess.run([sys.executable, "-c", KEPT, str(items), "wait" if wait else "-"], env=env, cwd=REPO,
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    assert run(1, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
+    [pch] = store.glob("*.pch")
+    assert (store / f"{pch.stem}.json").is_file()
+    # Another process (another address-space layout) loads it: no build, and the same LTO-IR as without it.
+    assert run(2) == {"kept": 1, "builds": 0, "hits": 1, "same": True}
+    # NVRTC maps the file it is given (a truncated one is SIGBUS): a damaged entry is never handed to it.
+    pch.write_bytes(pch.read_bytes()[: pch.stat().st_size // 2])
+    assert run(3, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
+    assert run(4) == {"kept": 1, "builds": 0, "hits": 1, "same": True}

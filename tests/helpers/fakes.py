@@ -48,9 +48,11 @@ class FakeCompiler:
         name: str,
         preamble: str | None = None,
         headers: Mapping[str, str] | None = None,
+        identity: str = "",
     ) -> CompileResult:
         self.calls += 1
         self.seen.append((name, tuple(options), preamble))
+        self.identity = identity
         if self.fail:
             return CompileResult(ltoir=None, log='p.cu(12): error: identifier "x" is undefined')
         return CompileResult(ltoir=b"LTOIR:" + source[-40:].encode(), log="")

@@ -19,7 +19,7 @@ from tests.helpers.fakes import TOOLCHAIN
 
 class NeverCompiler:
     def compile(self, source: str, options: Sequence[str], *, name: str, preamble: str | None = None,
-                headers: object = None) -> CompileResult:
+                headers: object = None, identity: str = "") -> CompileResult:
         raise AssertionError("computing a key must not compile")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda.coop._provider import _nvrtc, _pch
+from cuda.coop._provider import _nvrtc, _pch, _pch_store
 from cuda.coop._provider._nvrtc import NvrtcCompiler
 from tests.helpers.fakes import OK, FakeNvrtc
 
@@ -23,7 +23,7 @@ OPTIONS = ("-arch=sm_90", "-rdc=true")
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeNvrtc:
     fake = FakeNvrtc()
     monkeypatch.setattr(_nvrtc, "_compile", fake)
-    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda: None)
+    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: None)
     monkeypatch.setattr(
         _nvrtc, "_nvrtc", lambda: types.SimpleNamespace(nvrtcResult=types.SimpleNamespace(NVRTC_SUCCESS=OK))
     )
@@ -275,3 +275,62 @@ def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrt
     assert c.pch_builds == 1 and c.wait_for_pch(30)
     assert _compile(c)[0].used_pch
     c._at_exit()
+
+
+def _stored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> _pch_store.PchStore:
+    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: 0x600000000000)  # the heap at the canonical address
+    return _pch_store.PchStore(tmp_path / "pch")
+
+
+def test_a_build_is_kept_and_a_later_process_uses_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    store = _stored(monkeypatch, tmp_path)
+    first = NvrtcCompiler(background=False, store=store)
+    first.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert first.pch_builds == 1 and store.stats().entries == 1
+    later = NvrtcCompiler(background=False, store=store)  # another process: nothing built in it
+    result = later.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.used_pch and later.pch_kept == 1 and later.pch_builds == 0
+    assert fake.calls[-1][-1] == f"--use-pch={next(store.root.glob('*.pch'))}"
+    other = NvrtcCompiler(background=False, store=store)  # other headers' contents: not that PCH
+    other.compile(PREAMBLE + "int z;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h2\0t")
+    assert other.pch_kept == 0 and other.pch_builds == 1 and store.stats().entries == 2
+
+
+def test_no_identity_or_no_canonical_heap_keeps_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    store = _stored(monkeypatch, tmp_path)
+    NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE)
+    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: None)  # the heap could not be placed
+    c = NvrtcCompiler(background=False, store=store)
+    c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert c.pch_builds == 1 and store.stats().entries == 0 and not store.root.exists()
+
+
+def test_a_kept_pch_nvrtc_refuses_is_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc) -> None:
+    store = _stored(monkeypatch, tmp_path)
+    NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu",
+                                                         preamble=PREAMBLE, identity="h\0t")
+    fake.use_warns = True
+    c = NvrtcCompiler(background=False, store=store)
+    result = c.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.ok and not result.used_pch and c.pch_kept == 1
+    assert not list(store.root.glob("*.pch")) and store.find(next(store.root.glob("*.json")).stem) is None
+
+
+def test_a_kept_build_outlives_its_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc) -> None:
+    fake.build_seconds = 1.0
+    store = _stored(monkeypatch, tmp_path)
+    c = NvrtcCompiler(store=store)  # the forked child builds for a second
+    c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    [entry] = c._pchs.values()
+    assert entry.detached and not entry.done()
+    start = time.perf_counter()
+    c._at_exit()  # neither waits for it nor kills it
+    assert time.perf_counter() - start < 0.5
+    deadline = time.monotonic() + 30
+    while store.stats().entries == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.stats().entries == 1

@@ -13,6 +13,7 @@ import pytest
 from cuda.coop._provider import DiskCache, LayeredCache, MemoryCache, Provider, _cache, _cache_cli
 from cuda.coop._provider._cache import decode_entry, encode_entry
 from cuda.coop._provider._dump import dump_name
+from cuda.coop._provider._pch_store import PchStore
 from cuda.coop._specs import Request
 from cuda.coop.errors import CompileError
 from tests.helpers.fakes import TOOLCHAIN, FakeCompiler
@@ -331,15 +332,20 @@ def test_cache_cli_shows_and_clears(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     providers, kernels = tmp_path / "providers", tmp_path / "kernels"
-    conf = _cache.CacheSettings(enabled=True, root=providers, kernels=kernels)
+    conf = _cache.CacheSettings(enabled=True, root=providers, kernels=kernels, pch=tmp_path / "pch")
     monkeypatch.setattr(_cache, "_STATE", {"settings": conf})
     DiskCache(providers).put(KEY, bytes(2048))
     DiskCache(kernels, suffix=".cubin").put(KEY, bytes(4096))
     DiskCache(kernels, suffix=".cubin").put(OTHER, bytes(4096))
+    store = PchStore(tmp_path / "pch")
+    part = store.part("k")
+    part.write_bytes(bytes(3 << 20))
+    assert store.seal("k", part)
     assert _cache_cli.run(_cli([])) == 0
     out = capsys.readouterr().out
     assert "enabled" in out and str(providers) in out and "entries     1" in out and "2.1 KiB" in out
     assert str(kernels) in out and "entries     2" in out and "8.2 KiB" in out
+    assert str(store.root) in out and "3.0 MiB of at most 4 entries" in out
     assert _cache_cli.run(_cli(["--clear", "--json"])) == 0
     report = json.loads(capsys.readouterr().out)
     cleared = {"entries": 0, "bytes": 0, "max_bytes": _cache.DEFAULT_MAX_BYTES}
@@ -352,9 +358,12 @@ def test_cache_cli_shows_and_clears(
         "cleared": 1,
         "cleared_bytes": report["cleared_bytes"],
         "kernels": {**cleared, "directory": str(kernels), "cleared": 2, "cleared_bytes": freed},
+        "pch": {"directory": str(store.root), "entries": 0, "bytes": 0, "max_entries": 4, "cleared": 1,
+                "cleared_bytes": 3 << 20},
     }
     assert report["cleared_bytes"] > 2048 and report["kernels"]["cleared_bytes"] > 8192  # entries hold a header
     assert DiskCache(providers).stats().entries == 0 and DiskCache(kernels, suffix=".cubin").stats().entries == 0
+    assert store.find("k") is None
 
 
 def test_recompile_evicts_the_entry_and_caches_what_nvrtc_makes(tmp_path: Path) -> None:
