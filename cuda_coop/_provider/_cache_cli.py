@@ -33,7 +33,7 @@ def diagnostics() -> dict[str, Any]:
     """The cache section of ``python -m cuda.coop``: where entries live, on or off, usable, contents."""
     conf = settings()
     providers, kernels = _caches()
-    stats, kernel_stats = providers.stats(), kernels.stats()
+    stats, kernel_stats, pch_stats = providers.stats(), kernels.stats(), PchStore(conf.pch).stats()
     return {
         "directory": str(conf.root),
         "base": str(cache_dir()),
@@ -42,7 +42,7 @@ def diagnostics() -> dict[str, Any]:
         "entries": stats.entries,
         "bytes": stats.total_bytes,
         "kernels": {"directory": str(conf.kernels), "entries": kernel_stats.entries, "bytes": kernel_stats.total_bytes},
-        "pch": _pch_report(PchStore(conf.pch), clear=False),
+        "pch": {"directory": str(conf.pch), "entries": pch_stats.entries, "bytes": pch_stats.total_bytes},
     }
 
 

@@ -13,7 +13,7 @@ another core and at the same time (about 1.3-1.6 times that compile; a ~155 MB f
 temporary directory); later compiles with the same preamble, options and in-memory headers pass
 ``--use-pch`` and skip the parse (``benchmarks/provider_compile.py``'s load-scan-store provider, C++20:
 ~0.26 s instead of ~0.50 s on the 2-core development host). The child inherits the parent's
-NVRTC PCH heap, which the parent maps before the fork (:func:`_allocate_heap`); that is what lets the
+NVRTC PCH heap, which the parent maps before the fork (:class:`_Heap`); that is what lets the
 parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
 allocation address").
 A compile waits for a build in flight when the build is expected to end soon enough that waiting and
@@ -32,7 +32,8 @@ identity looks its PCH up in the store before building one, and a build it start
 outlives the process (detached, never killed at exit), so that a new process's first compile loads it
 instead of parsing CCCL.
 
-Module state (STYLE 14): :func:`default_compiler` (``functools.cache``); ``_reset_for_tests``.
+Module state (STYLE 14): :data:`HEAP` (the process's PCH heap), :func:`default_compiler`
+(``functools.cache``); ``_reset_for_tests``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -247,10 +248,12 @@ class NvrtcCompiler:
         try:
             start = time.perf_counter()
             extra = [f"--use-pch={entry.path}"] if use and entry else []
-            ltoir, log, _ = _compile(source, [*options, *extra], name, headers)
+            run = functools.partial(_compile, source, [*options, *extra], name, headers)
+            # A kept PCH used before any build: this compile maps NVRTC's heap, at the address the PCH needs.
+            ltoir, log, _ = HEAP.first(run) if use and entry and entry.kept else run()
             if use and entry and (problem := _pch_problem(log)):
                 _log.debug("cuda.coop: dropping precompiled header %s: %s", entry.path, problem)
-                entry.drop()
+                entry.drop(remove=not entry.kept or HEAP.where() is not None)  # a kept one may just not fit here
                 use = False
                 if ltoir is None:  # the PCH, not the source, made it fail: compile again without it
                     ltoir, log, _ = _compile(source, options, name, headers)
@@ -324,7 +327,7 @@ class NvrtcCompiler:
                 return
             stored = self._stored(key, identity)
             if stored is not None and (found := stored[0].find(stored[1])) is not None:
-                self._pchs[key] = PchEntry.built(found)
+                self._pchs[key] = PchEntry.built(found, kept=True)
                 self.pch_kept += 1
                 _log.debug("cuda.coop: using kept precompiled header %s", found)
                 return
@@ -339,6 +342,10 @@ class NvrtcCompiler:
                     _log.debug("cuda.coop: no precompiled headers: %s", exc)
                     self.pch = False
                     return
+            # Before the fork: the child builds into the heap the parent loads from; kept only where it is the
+            # heap every process of the machine has.
+            if HEAP.allocate(steer=stored is not None) is None:
+                stored = None
             kept = None
             if stored is not None:
                 store, skey = stored
@@ -346,7 +353,6 @@ class NvrtcCompiler:
             entry = self._pchs[key] = self._dir.entry(key, store=kept)
             self.pch_builds += 1
             build = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
-            _allocate_heap()  # before the fork: the child builds into the heap the parent loads from
             if self.background:
                 entry.start_child(build)
         if not self.background:
@@ -354,7 +360,7 @@ class NvrtcCompiler:
 
     def _stored(self, key: str, identity: str) -> tuple[PchStore, str] | None:
         """The store and the entry's name there, where a PCH of ``key`` can be kept across processes."""
-        if self.store is None or not identity or (address := _allocate_heap(steer=True)) is None:
+        if self.store is None or not identity or (address := HEAP.where()) is None:
             return None
         try:
             self.store.root.mkdir(parents=True, exist_ok=True)
@@ -369,47 +375,70 @@ class NvrtcCompiler:
             self._dir.close()
 
 
-_HEAP: dict[str, Any] = {}
-"""This process's NVRTC PCH heap once mapped: ``{"address": canonical address or None}``."""
-_HEAP_LOCK = threading.Lock()
+def _map_heap() -> None:
+    """A tiny ``--create-pch`` compile: NVRTC maps its PCH heap at the first compile that creates or uses a PCH."""
+    with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
+        _, log, status = _compile("__device__ int cuda_coop_pch_heap;\n", ["-rdc=true", f"--create-pch={tmp}/heap.pch"],
+                                  "cuda_coop_heap.cu")
+    if status != _nvrtc().nvrtcResult.NVRTC_SUCCESS:
+        _log.debug("cuda.coop: could not map the PCH heap before the fork (%s): %s", status, log.strip())
 
 
-def _allocate_heap(*, steer: bool = False) -> int | None:
-    """Size NVRTC's PCH heap and make it allocated here, before the fork, so the child inherits it; with
-    ``steer``, at the machine's canonical address (``_pch_heap``). The heap's address when it is that one.
+class _Heap:
+    """This process's NVRTC PCH heap, mapped once: by a tiny compile before the first PCH build's fork
+    (:meth:`allocate`), or by the first compile with a PCH kept by another process (:meth:`first`).
 
     NVRTC maps its PCH heap lazily, at the first compile that creates or uses a PCH, and a PCH loads
     only into a heap at the address it was built in. Left lazy, the child maps the heap at its build
     and the parent at its first ``--use-pch``, after whatever else it mapped meanwhile (a CUDA
     context, NumPy arrays): the addresses differ and NVRTC refuses the PCH ("incompatible ... heap
-    allocation address"; seen on the GPU machine, reproduced in the compile tier). A tiny
-    ``--create-pch`` compile (~40-70 ms, once per process) maps it in the parent first. The first call
-    decides: a heap mapped without ``steer`` stays where it is.
+    allocation address"; seen on the GPU machine, reproduced in the compile tier). The tiny compile
+    (~40-70 ms on the 2-core host, once per process) maps it in the parent first. Steered, the heap goes
+    to the machine's canonical address (``_pch_heap``), where PCHs kept in the store were built.
     """
-    with _HEAP_LOCK:
-        if _HEAP:
-            return _HEAP["address"]
-        _HEAP["address"] = None
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._mapped = False
+        self._address: int | None = None
+
+    def where(self) -> int | None:
+        """The canonical address if the heap is there, or will be put there when mapped; else None."""
+        with self._lock:
+            return self._address if self._mapped else canonical_address(_PCH_HEAP_BYTES)
+
+    def allocate(self, *, steer: bool = False) -> int | None:
+        """Map the heap now unless it is; its address when that is the canonical one."""
+        with self._lock:
+            if not self._mapped:
+                self._map(steer, _map_heap)
+            return self._address
+
+    def first(self, run: Callable[[], Any]) -> Any:
+        """``run()`` (a compile with a kept PCH); steered, as the compile that maps the heap, if none did yet."""
+        with self._lock:
+            if not self._mapped:
+                return self._map(True, run)
+        return run()
+
+    def _map(self, steer: bool, run: Callable[[], Any]) -> Any:
+        self._mapped = True
         nvrtc = _nvrtc()
         try:
             _check(nvrtc, nvrtc.nvrtcSetPCHHeapSize(_PCH_HEAP_BYTES), "nvrtcSetPCHHeapSize")
-        except _ApiError as exc:  # a PCH is an optimisation: the build then fails and is dropped
+        except _ApiError as exc:  # a PCH is an optimisation: a build then fails and is dropped
             _log.debug("cuda.coop: %s", exc)
-            return None
-        with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
+            return run()
+        address = canonical_address(_PCH_HEAP_BYTES) if steer else None
+        if address is None:
+            return run()
+        out: list[Any] = []
+        if map_heap_at(address, _PCH_HEAP_BYTES, lambda: out.append(run())):
+            self._address = address
+        return out[0]
 
-            def map_heap() -> None:
-                _, log, status = _compile("__device__ int cuda_coop_pch_heap;\n",
-                                          ["-rdc=true", f"--create-pch={tmp}/heap.pch"], "cuda_coop_heap.cu")
-                if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-                    _log.debug("cuda.coop: could not map the PCH heap before the fork (%s): %s", status, log.strip())
 
-            address = canonical_address(_PCH_HEAP_BYTES) if steer else None
-            if address is not None and map_heap_at(address, _PCH_HEAP_BYTES, map_heap):
-                _HEAP["address"] = address
-            elif address is None:
-                map_heap()
-        return _HEAP["address"]
+HEAP = _Heap()
 
 
 @functools.cache
@@ -420,5 +449,6 @@ def default_compiler() -> NvrtcCompiler:
 
 
 def _reset_for_tests() -> None:
+    HEAP.__init__()  # type: ignore[misc]
     default_compiler.cache_clear()
     default_store.cache_clear()

@@ -51,6 +51,9 @@ UNLOCKED_AGE_SECONDS = 86400.0
 
 Build = Callable[[str], bool]
 """Builds a PCH at the given path; True on success."""
+Publish = Callable[[Path, Callable[[], object]], bool]
+"""Puts a finished build (its part file) in place, calls the callback as soon as it is usable there, then
+finishes its own work (a seal); True if the build was placed."""
 
 
 def can_fork() -> bool:
@@ -138,11 +141,14 @@ def sweep_stale(tmp: Path | None = None, *, now: float | None = None) -> list[Pa
 class PchEntry:
     """One precompiled header: built once (in a child or inline), then used until dropped."""
 
-    def __init__(self, path: Path, lock_fd: int, *, part: Path | None = None,
-                 publish: Callable[[Path], bool] | None = None) -> None:
+    def __init__(self, path: Path, lock_fd: int, *, part: Path | None = None, publish: Publish | None = None,
+                 marker: Path | None = None) -> None:
         self.path = path
         self._part = part or path.with_name(path.name + ".part")
         self._publish = publish
+        self._marker = marker
+        self.kept = False
+        """Whether the PCH was built by another process (found in the persistent store)."""
         self._lock_fd = lock_fd
         self._lock = threading.Lock()
         self._pid: int | None = None
@@ -157,10 +163,11 @@ class PchEntry:
         return self._publish is not None
 
     @classmethod
-    def built(cls, path: Path) -> PchEntry:
-        """An entry for a PCH that exists already (kept by an earlier process)."""
+    def built(cls, path: Path, *, kept: bool = False) -> PchEntry:
+        """An entry for a PCH that exists already; ``kept``: by an earlier process, in the persistent store."""
         entry = cls(path, -1)
         entry._done = entry._ok = True
+        entry.kept = kept
         return entry
 
     def _finish(self, build: Build) -> bool:
@@ -168,9 +175,15 @@ class PchEntry:
         if not build(str(self._part)):
             return False
         if self._publish is not None:
-            return self._publish(self._part)
+            return self._publish(self._part, self._placed)
         self._part.replace(self.path)
         return True
+
+    def _placed(self) -> None:
+        """In the builder: this build is at :attr:`path` (the parent may use it while the build is sealed)."""
+        if self._marker is not None:
+            with contextlib.suppress(OSError):
+                self._marker.touch()
 
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
@@ -214,16 +227,20 @@ class PchEntry:
         _log.debug("cuda.coop: precompiled header %s built inline: ok=%s", self.path, ok)
 
     def _poll(self) -> None:
-        if self._pid is None:
-            return
-        try:
-            pid, _ = os.waitpid(self._pid, os.WNOHANG)
-        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored, os.wait()): it is over
-            pid = self._pid
-        if pid:
-            self._pid = None
-            self._done, self._ok = True, self.path.is_file()
-            _log.debug("cuda.coop: precompiled header %s ready: ok=%s", self.path, self._ok)
+        if self._pid is not None:
+            try:
+                pid, _ = os.waitpid(self._pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else (SIGCHLD ignored, os.wait()): it is over
+                pid = self._pid
+            if pid:
+                self._pid = None
+                if not self._done:  # a file at a store's path may be another process's: only the marker is ours
+                    placed = self._marker.exists() if self._marker is not None else self.path.is_file()
+                    self._done, self._ok = True, placed
+                    _log.debug("cuda.coop: precompiled header %s ready: ok=%s", self.path, self._ok)
+        if not self._done and self._marker is not None and self._marker.exists():  # placed, still being sealed
+            self._done, self._ok = True, True
+            _log.debug("cuda.coop: precompiled header %s ready: ok=True", self.path)
 
     def done(self) -> bool:
         """Whether the build finished (successfully or not)."""
@@ -246,12 +263,13 @@ class PchEntry:
             time.sleep(0.005)
         return True
 
-    def drop(self) -> None:
-        """Never use this PCH again (it failed to load)."""
+    def drop(self, *, remove: bool = True) -> None:
+        """Never use this PCH again (it failed to load); ``remove`` its file too (it is bad, not only unfit here)."""
         with self._lock:
             self._ok = False
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        if remove:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
     def kill(self) -> None:
         """Stop a build in flight (SIGKILL: its output is never used); a detached one is left to finish."""
@@ -288,14 +306,15 @@ class PchDirectory:
         atexit.register(self.close)
         return self
 
-    def entry(self, key: str, *, store: tuple[Path, Path, Callable[[Path], bool]] | None = None) -> PchEntry:
+    def entry(self, key: str, *, store: tuple[Path, Path, Publish] | None = None) -> PchEntry:
         """A new entry ``<key>.pch`` in this directory; or, with ``store=(path, part, publish)``, one built at
-        ``part`` and handed to ``publish``, which puts it at ``path`` (a build that outlives the process)."""
+        ``part`` and handed to ``publish``, which puts it at ``path`` (a build that outlives the process); the
+        builder marks it placed with ``<key>.ready`` here."""
         if store is None:
             entry = PchEntry(self.path / f"{key}.pch", self._lock_fd)
         else:
             path, part, publish = store
-            entry = PchEntry(path, self._lock_fd, part=part, publish=publish)
+            entry = PchEntry(path, self._lock_fd, part=part, publish=publish, marker=self.path / f"{key}.ready")
         self._entries.append(entry)
         return entry
 

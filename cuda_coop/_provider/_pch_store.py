@@ -15,9 +15,10 @@ NVRTC maps a PCH file and trusts it: a truncated one kills the process with ``SI
 ``SIGSEGV`` (measured, NVRTC 13.0.88). A file is therefore used only when its seal vouches for it: its stat
 identity is the seal's (nothing wrote to it since the seal was made: no user call sets a ctime back), or
 else its size and SHA-256 are (then the seal is renewed). Anything else is a miss, and the entry is
-rebuilt. A writer builds ``.<key>.<unique>.part``, flushes it to disk, renames it into place and then
-writes the seal, each atomically. A hit renews the seal's mtime; at most :data:`KEEP` entries are kept,
-the least recently used going first, and a part older than an hour (a build killed midway) is removed.
+rebuilt. A writer builds ``.<key>.<unique>.part`` and renames it into place (its own process may use it
+from then on), then flushes it to disk and writes the seal, atomically. A hit renews the seal's mtime; at
+most :data:`KEEP` entries are kept, the least recently used going first, and a part or an unsealed file
+older than an hour (a build killed midway) is removed.
 
 Module state: :func:`default_store` (``functools.cache``).
 """
@@ -33,6 +34,7 @@ import os
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,20 +116,25 @@ class PchStore:
         except (OSError, ValueError, TypeError, AttributeError):
             return None
 
-    def seal(self, key: str, part: Path) -> bool:
-        """Publish a finished build at ``part`` as entry ``key``: flush, rename, seal, trim; whether it worked."""
+    def seal(self, key: str, part: Path, placed: Callable[[], object] = lambda: None) -> bool:
+        """Publish a finished build at ``part`` as entry ``key``: rename it into place, call ``placed`` (the
+        file is usable from then on), then flush it to disk, seal it and trim the store; whether it was placed."""
+        path = self.path(key)
         try:
-            with part.open("rb") as fh:
-                os.fsync(fh.fileno())
-            digest = _sha256(part)
-            path = self.path(key)
             part.replace(path)
-            self._write_seal(key, path.stat(), digest)
         except OSError as exc:
             _log.debug("cuda.coop: could not keep precompiled header %s: %s", key, exc)
             with contextlib.suppress(OSError):
                 part.unlink()
             return False
+        placed()
+        try:
+            with path.open("rb") as fh:
+                os.fsync(fh.fileno())
+            self._write_seal(key, path.stat(), _sha256(path))
+        except OSError as exc:  # unsealed: no other process trusts it, and it is swept in an hour
+            _log.debug("cuda.coop: could not seal precompiled header %s: %s", path, exc)
+            return True
         self.trim()
         return True
 

@@ -125,10 +125,17 @@ def test_a_pch_kept_by_one_process_serves_the_next(tmp_path: Path) -> None:
 
     assert run(1, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
     [pch] = store.glob("*.pch")
+    deadline = time.monotonic() + 60
+    while not (store / f"{pch.stem}.json").is_file() and time.monotonic() < deadline:
+        time.sleep(0.1)  # the build is usable once in place; its seal follows (the child outlives its process)
     assert (store / f"{pch.stem}.json").is_file()
     # Another process (another address-space layout) loads it: no build, and the same LTO-IR as without it.
     assert run(2) == {"kept": 1, "builds": 0, "hits": 1, "same": True}
     # NVRTC maps the file it is given (a truncated one is SIGBUS): a damaged entry is never handed to it.
     pch.write_bytes(pch.read_bytes()[: pch.stat().st_size // 2])
+    seal = (store / f"{pch.stem}.json").read_text()
     assert run(3, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
+    deadline = time.monotonic() + 60
+    while (store / f"{pch.stem}.json").read_text() == seal and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert run(4) == {"kept": 1, "builds": 0, "hits": 1, "same": True}

@@ -63,6 +63,7 @@ def test_json_report(tmp_path: Path) -> None:
         "entries": 0,
         "bytes": 0,
         "kernels": {"directory": str(tmp_path / "xdg" / "cccl" / "cuda-coop" / "kernels"), "entries": 0, "bytes": 0},
+        "pch": {"directory": str(tmp_path / "xdg" / "cccl" / "cuda-coop" / "pch"), "entries": 0, "bytes": 0},
     }
     assert report["source_dump_dir"] == str(tmp_path)
     assert report["environment"] == {

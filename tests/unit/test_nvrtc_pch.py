@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,29 @@ PREAMBLE = "#include <cub/block/block_reduce.cuh>\n"
 OPTIONS = ("-arch=sm_90", "-rdc=true")
 
 
+class _Heap:
+    """Stands in for ``_nvrtc.HEAP``: NVRTC's heap at ``address``, or (None) not where kept PCHs need it."""
+
+    def __init__(self, address: int | None) -> None:
+        self.address = address
+        self.first_compiles = 0
+
+    def where(self) -> int | None:
+        return self.address
+
+    def allocate(self, *, steer: bool = False) -> int | None:
+        return self.address if steer else None
+
+    def first(self, run: Callable[[], object]) -> object:
+        self.first_compiles += 1
+        return run()
+
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeNvrtc:
     fake = FakeNvrtc()
     monkeypatch.setattr(_nvrtc, "_compile", fake)
-    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: None)
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(None))
     monkeypatch.setattr(
         _nvrtc, "_nvrtc", lambda: types.SimpleNamespace(nvrtcResult=types.SimpleNamespace(NVRTC_SUCCESS=OK))
     )
@@ -202,6 +221,7 @@ def test_exit_does_not_wait_for_a_build_in_flight(fake: FakeNvrtc) -> None:
 
 OWNER = r"""
 import sys, time
+from collections.abc import Callable
 from pathlib import Path
 from cuda.coop._provider._pch import PchDirectory
 d = PchDirectory.create(Path(sys.argv[1]))
@@ -278,7 +298,7 @@ def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrt
 
 
 def _stored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> _pch_store.PchStore:
-    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: 0x600000000000)  # the heap at the canonical address
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(0x600000000000))  # the heap at the canonical address
     return _pch_store.PchStore(tmp_path / "pch")
 
 
@@ -292,6 +312,7 @@ def test_a_build_is_kept_and_a_later_process_uses_it(
     later = NvrtcCompiler(background=False, store=store)  # another process: nothing built in it
     result = later.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert result.used_pch and later.pch_kept == 1 and later.pch_builds == 0
+    assert _nvrtc.HEAP.first_compiles == 1  # that compile maps the heap (no build, so no tiny compile)
     assert fake.calls[-1][-1] == f"--use-pch={next(store.root.glob('*.pch'))}"
     other = NvrtcCompiler(background=False, store=store)  # other headers' contents: not that PCH
     other.compile(PREAMBLE + "int z;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h2\0t")
@@ -303,7 +324,7 @@ def test_no_identity_or_no_canonical_heap_keeps_nothing(
 ) -> None:
     store = _stored(monkeypatch, tmp_path)
     NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE)
-    monkeypatch.setattr(_nvrtc, "_allocate_heap", lambda **_: None)  # the heap could not be placed
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(None))  # the heap could not be placed
     c = NvrtcCompiler(background=False, store=store)
     c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert c.pch_builds == 1 and store.stats().entries == 0 and not store.root.exists()
@@ -318,6 +339,26 @@ def test_a_kept_pch_nvrtc_refuses_is_removed(monkeypatch: pytest.MonkeyPatch, tm
     result = c.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert result.ok and not result.used_pch and c.pch_kept == 1
     assert not list(store.root.glob("*.pch")) and store.find(next(store.root.glob("*.json")).stem) is None
+
+
+def test_a_kept_pch_refused_where_the_heap_is_elsewhere_stays(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    store = _stored(monkeypatch, tmp_path)
+    NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu",
+                                                         preamble=PREAMBLE, identity="h\0t")
+    fake.use_warns = True  # NVRTC: "incompatible ... heap allocation address"
+    heap = _nvrtc.HEAP
+
+    def misplaced(run: Callable[[], object]) -> object:  # the compile mapped the heap, but not there
+        heap.address = None
+        return run()
+
+    monkeypatch.setattr(heap, "first", misplaced)
+    c = NvrtcCompiler(background=False, store=store)
+    result = c.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.ok and not result.used_pch and c.pch_kept == 1
+    assert store.stats().entries == 1  # other processes can still use it
 
 
 def test_a_kept_build_outlives_its_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc) -> None:
