@@ -63,7 +63,9 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
 # is the numba array ABI of the Python kernel (see the module docstring). Each is asserted exactly, so an
 # improvement (remove the entry once within LIMIT) or a regression fails the run.
 GAPS = {
-    "tile_sum_f32": (177, 167),
+    # 177 when the tile's address was formed from an LDC.64 with two IMAD.WIDE: now from the uniform parameter as
+    # in the twin (ULDC, IMAD.WIDE, LEA, LEA.HI.X, and the SHF that sign-extends the thread index), two more.
+    "tile_sum_f32": (179, 167),
     "histogram_atomic_u8": (127, 113),
 }
 

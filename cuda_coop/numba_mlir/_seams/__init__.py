@@ -8,8 +8,9 @@ imported, before any of its modules touches numba-cuda-mlir. What is private her
 - ``cudadrv.linkable_code.LTOIR``: the link plan compiles the kernel itself to LTO-IR only when
   a link item's class is *named* ``LTOIR``; our per-kernel provider subclasses it and produces
   its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
-- ``lowering_utilities.memref_data_pointer`` / ``llvm_ptr_add_bytes`` and ``lower_cast``: a tile's
-  ``src[offset]`` is passed as the array's data pointer advanced by ``offset`` items (:class:`Advanced`).
+- ``lowering_utilities.memref_data_pointer`` / ``llvm_ptr_add_bytes`` / ``GEP_DYNAMIC_INDEX`` and
+  ``lower_cast``: a tile's ``src[offset]`` is passed as the array's data pointer advanced by ``offset``
+  items (:class:`Advanced`).
 - ``tools.get_gpu_compute_capability``: wrapped to answer a per-thread assumed compute capability.
 - ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
 - ``_whole_function_planners._planner_registry``: registering any planner sends *every* launch
@@ -130,15 +131,34 @@ class Advanced:
     argument: bool = False
 
 
+def _scalar(element: Any) -> bool:
+    """Whether a memref element type is an LLVM integer (of whole bytes) or floating-point type."""
+    from numba_cuda_mlir._mlir import ir as _mir
+
+    if isinstance(element, _mir.IntegerType):
+        return bool(element.width % 8 == 0)
+    return isinstance(element, _mir.F16Type | _mir.BF16Type | _mir.F32Type | _mir.F64Type)
+
+
 def _advanced_pointer(lower: Any, arg: Advanced) -> Any:
     """The data pointer of ``arg.array`` advanced by ``arg.offset`` items, with the unit stride its C layout
     promises (a slice view would multiply by the memref's runtime stride: more SASS on every call); a whole
-    kernel argument's data pointer is its aligned pointer (its launch offset is 0)."""
+    kernel argument's data pointer is its aligned pointer (its launch offset is 0).
+
+    A scalar item type is advanced by a ``getelementptr`` over that type, the form of CUB's own ``T*``
+    arithmetic: after link-time inlining, LLVM folds the two into one index (``ptr + (offset + i)``), and
+    the tile's address is formed from the uniform parameter (``ULDC``, ``IMAD.WIDE``, ``LEA``) as in nvcc's
+    twin. Advanced by bytes (``llvm_ptr_add_bytes``, kept for other item types), it was formed with an
+    ``LDC.64`` and two ``IMAD.WIDE`` at kernel entry, whose MIO stalls made 1024-thread reductions up to 4%
+    slower than their twins (ncu, benchmarks/abi_gap.py; docs/performance.rst).
+    """
     from numba_cuda_mlir._mlir import ir as _mir
     from numba_cuda_mlir._mlir.dialects import arith as _arith
     from numba_cuda_mlir._mlir.dialects import llvm as _llvm
+    from numba_cuda_mlir._mlir.dialects._llvm_enum_gen import GEPNoWrapFlags
     from numba_cuda_mlir._mlir.extras import types as _t
     from numba_cuda_mlir.lowering_utilities import (
+        GEP_DYNAMIC_INDEX,
         get_type_size_bytes,
         llvm_ptr_add_bytes,
         memref_data_pointer,
@@ -157,8 +177,11 @@ def _advanced_pointer(lower: Any, arg: Advanced) -> Any:
         base = memref_data_pointer(array)
     if arg.offset is None:
         return base
-    item_bytes = _arith.constant(_t.i64(), get_type_size_bytes(mr_type.element_type))
     offset = lower.lower_cast(lower.get_numba_type(arg.offset.name), types.int64, lower.load_var(arg.offset))
+    element = mr_type.element_type
+    if _scalar(element):
+        return _llvm.getelementptr(base.type, base, [offset], [GEP_DYNAMIC_INDEX], element, GEPNoWrapFlags.none)
+    item_bytes = _arith.constant(_t.i64(), get_type_size_bytes(element))
     return llvm_ptr_add_bytes(base, _arith.muli(offset, item_bytes))
 
 
