@@ -370,7 +370,8 @@ class NvrtcCompiler:
         return self.store, store_key(key, identity, address, _PCH_HEAP_BYTES)
 
     def _at_exit(self) -> None:
-        """Kill PCH builds in flight (nothing will use them) and remove the directory; never waits."""
+        """Kill PCH builds in flight (nothing will use them; a detached one finishes and is kept) and remove the
+        directory; never waits."""
         if self._dir is not None:
             self._dir.close()
 

@@ -60,3 +60,28 @@ def test_numba_store_twin_is_the_cuda_coop_kernel(case: str, algorithm: str, tmp
     assert not store - _opcodes(model) and not store - _opcodes(ours) and store - _opcodes(plain), (
         "the index wraparound is expected in the cuda-coop kernel and the model, and not in the plain twin"
     )
+
+
+def _entry(listing: list[str]) -> list[str]:
+    """The opcodes (without modifiers) before the kernel's first global load: where the tile's address is formed."""
+    first = next(i for i, text in enumerate(listing) if text.startswith("LDG"))
+    return [text.split()[0].split(".")[0] for text in listing[:first]]
+
+
+def test_the_tile_address_is_formed_as_in_the_twin(tmp_path: Path) -> None:
+    """A tile's ``src[offset]`` advanced by items folds into CUB's pointer arithmetic: the address comes from the
+    uniform parameter (ULDC, IMAD.WIDE, LEA) as in nvcc's twin. Advanced by bytes it took an LDC.64 and two
+    IMAD.WIDE, whose MIO stalls made this kernel 1.04x its twin on the H200 (docs/performance.rst)."""
+    abi_gap = load_script(ROOT / "benchmarks" / "abi_gap.py", "cuda_coop_abi_gap")
+    suite = abi_gap.suite
+    case, algorithm = "reduce_float32_1024x4", "warp_reductions_nondeterministic"
+    (c,) = [c for c in suite.cases() if c.name == case]
+    source = tmp_path / "abi_gap_twins.cu"
+    source.write_text(abi_gap.source([(c, algorithm)]))
+    twin = nvcc_functions(source, tmp_path, ARCH, ROOT / "benchmarks")[suite.twin_name(c, algorithm)]
+    compiled = compile_kernel(suite.FAMILIES["reduce"].factory(c, algorithm), (types.float32[::1], types.float32[::1]),
+                              block=c.threads, arch=ARCH)
+    (ours,) = disassemble(compiled.cubin, tmp_path, "coop").values()
+    assert Counter(_entry(ours)) == Counter(_entry(twin)), f"cuda-coop: {_entry(ours)}\ntwin: {_entry(twin)}"
+    first = next(i for i, text in enumerate(ours) if text.startswith("LDG"))
+    assert not [text for text in ours[:first] if text.startswith("LDC.64")], ours[:first]
