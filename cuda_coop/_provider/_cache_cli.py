@@ -82,31 +82,19 @@ def _size(n: int) -> str:
     raise AssertionError("unreachable")
 
 
-def _report(cache: DiskCache, clear: bool) -> dict[str, Any]:
+def _report(cache: DiskCache | PchStore, clear: bool) -> dict[str, Any]:
+    """A directory's entries and bytes, its bound (bytes, or entries for the precompiled headers), and what
+    ``clear`` removed."""
     before = cache.stats()
     if clear:
         cache.clear()
     after = cache.stats()
+    bound = {"max_bytes": cache.max_bytes} if isinstance(cache, DiskCache) else {"max_entries": cache.keep}
     return {
         "directory": str(cache.root),
         "entries": after.entries,
         "bytes": after.total_bytes,
-        "max_bytes": after.max_bytes,
-        "cleared": before.entries - after.entries if clear else 0,
-        "cleared_bytes": before.total_bytes - after.total_bytes if clear else 0,
-    }
-
-
-def _pch_report(store: PchStore, clear: bool) -> dict[str, Any]:
-    before = store.stats()
-    if clear:
-        store.clear()
-    after = store.stats()
-    return {
-        "directory": str(store.root),
-        "entries": after.entries,
-        "bytes": after.total_bytes,
-        "max_entries": store.keep,
+        **bound,
         "cleared": before.entries - after.entries if clear else 0,
         "cleared_bytes": before.total_bytes - after.total_bytes if clear else 0,
     }
@@ -119,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"enabled": conf.enabled, "problem": providers.problem() or kernels.problem()}
     report.update(_report(providers, args.clear))
     report["kernels"] = _report(kernels, args.clear)
-    report["pch"] = _pch_report(PchStore(conf.pch), args.clear)
+    report["pch"] = _report(PchStore(conf.pch), args.clear)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
