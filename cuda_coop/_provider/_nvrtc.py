@@ -12,10 +12,10 @@ given (preamble, options), a forked child compiles the preamble alone with ``--c
 another core and at the same time (about 1.3-1.6 times that compile; a ~155 MB file in a private
 temporary directory); later compiles with the same preamble, options and in-memory headers pass
 ``--use-pch`` and skip the parse (``benchmarks/provider_compile.py``'s load-scan-store provider, C++20:
-~0.26 s instead of ~0.50 s on the 2-core development host). The child inherits the parent's
-NVRTC PCH heap, which the parent maps before the fork (:class:`_Heap`); that is what lets the
-parent load the file (a PCH built in a heap at another address is refused: "incompatible ... heap
-allocation address").
+~0.26 s instead of ~0.50 s on the 2-core development host). The child builds in an NVRTC PCH heap
+at the address the parent's is, or will be, at (:class:`_Heap`); that is what lets the parent load
+the file (a PCH built in a heap at another address is refused: "incompatible ... heap allocation
+address").
 A compile waits for a build in flight when the build is expected to end soon enough that waiting and
 then using it costs less than a compile without it, never longer than that, and never again for a build
 that outlived such a wait (:meth:`NvrtcCompiler._ready`); nothing waits for one at exit:
@@ -249,8 +249,9 @@ class NvrtcCompiler:
             start = time.perf_counter()
             extra = [f"--use-pch={entry.path}"] if use and entry else []
             run = functools.partial(_compile, source, [*options, *extra], name, headers)
-            # A kept PCH used before any build: this compile maps NVRTC's heap, at the address the PCH needs.
-            ltoir, log, _ = HEAP.first(run) if use and entry and entry.kept else run()
+            # The first compile with a PCH maps NVRTC's heap here unless a tiny compile did: at the address the
+            # PCH needs (a kept one, or one built by a child forked before this process mapped its heap).
+            ltoir, log, _ = HEAP.first(run) if use else run()
             if use and entry and (problem := _pch_problem(log)):
                 _log.debug("cuda.coop: dropping precompiled header %s: %s", entry.path, problem)
                 entry.drop(remove=not entry.kept or HEAP.where() is not None)  # a kept one may just not fit here
@@ -342,9 +343,13 @@ class NvrtcCompiler:
                     _log.debug("cuda.coop: no precompiled headers: %s", exc)
                     self.pch = False
                     return
-            # Before the fork: the child builds into the heap the parent loads from; kept only where it is the
-            # heap every process of the machine has.
-            if HEAP.allocate(steer=stored is not None) is None:
+            # The child must build into a heap at the address the parent loads from. Where heaps can be placed,
+            # both put theirs at the canonical address (the child at its build, the parent at its first
+            # --use-pch compile), so the fork comes first and no compile waits for a heap; elsewhere the parent
+            # maps its heap before the fork, with a tiny compile, and the child inherits it. Kept only at the
+            # canonical address, the heap every process of the machine has.
+            steered = self.background and HEAP.placeable()
+            if not steered and HEAP.allocate(steer=stored is not None) is None:
                 stored = None
             kept = None
             if stored is not None:
@@ -352,7 +357,9 @@ class NvrtcCompiler:
                 kept = (store.path(skey), store.part(skey), functools.partial(store.seal, skey))
             entry = self._pchs[key] = self._dir.entry(key, store=kept)
             self.pch_builds += 1
-            build = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
+            build: Callable[[str], bool] = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
+            if steered:
+                build = functools.partial(_steered_build, build)
             if self.background:
                 entry.start_child(build)
         if not self.background:
@@ -376,6 +383,12 @@ class NvrtcCompiler:
             self._dir.close()
 
 
+def _steered_build(build: Callable[[str], bool], part: str) -> bool:
+    """``build(part)`` in a child forked before the heap was mapped: it maps the heap at the canonical address;
+    a PCH whose heap landed elsewhere would be refused by the parent, so the build then fails."""
+    return bool(HEAP.first(lambda: build(part))) and HEAP.where() is not None
+
+
 def _map_heap() -> None:
     """A tiny ``--create-pch`` compile: NVRTC maps its PCH heap at the first compile that creates or uses a PCH."""
     with tempfile.TemporaryDirectory(prefix="cuda-coop-heap-") as tmp:
@@ -386,16 +399,18 @@ def _map_heap() -> None:
 
 
 class _Heap:
-    """This process's NVRTC PCH heap, mapped once: by a tiny compile before the first PCH build's fork
-    (:meth:`allocate`), or by the first compile with a PCH kept by another process (:meth:`first`).
+    """This process's NVRTC PCH heap, mapped once: steered to the machine's canonical address (``_pch_heap``)
+    by the first compile that creates or uses a PCH (:meth:`first`), or, where it cannot be steered, by a tiny
+    compile before the first PCH build's fork (:meth:`allocate`).
 
     NVRTC maps its PCH heap lazily, at the first compile that creates or uses a PCH, and a PCH loads
     only into a heap at the address it was built in. Left lazy, the child maps the heap at its build
     and the parent at its first ``--use-pch``, after whatever else it mapped meanwhile (a CUDA
     context, NumPy arrays): the addresses differ and NVRTC refuses the PCH ("incompatible ... heap
-    allocation address"; seen on the GPU machine, reproduced in the compile tier). The tiny compile
-    (~40-70 ms on the 2-core host, once per process) maps it in the parent first. Steered, the heap goes
-    to the machine's canonical address (``_pch_heap``), where PCHs kept in the store were built.
+    allocation address"; seen on the GPU machine, reproduced in the compile tier). Steered, both land at
+    the canonical address, where PCHs kept in the store were built too, and the parent's first compile
+    does not wait for a heap. Unsteered, the tiny compile (~40-60 ms on the 2-core host, once per process)
+    maps it in the parent before the fork, and the child inherits it.
     """
 
     def __init__(self) -> None:
@@ -407,6 +422,11 @@ class _Heap:
         """The canonical address if the heap is there, or will be put there when mapped; else None."""
         with self._lock:
             return self._address if self._mapped else canonical_address(_PCH_HEAP_BYTES)
+
+    def placeable(self) -> bool:
+        """Whether the heap is not mapped yet and can be steered to the canonical address when it is."""
+        with self._lock:
+            return not self._mapped and canonical_address(_PCH_HEAP_BYTES) is not None
 
     def allocate(self, *, steer: bool = False) -> int | None:
         """Map the heap now unless it is; its address when that is the canonical one."""

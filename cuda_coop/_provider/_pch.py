@@ -8,12 +8,12 @@ directory whose lock it can take (:func:`sweep_stale`). A directory younger than
 touched (its owner may not have locked it yet); one without a lock file (older cuda-coop versions)
 is removed once it is a day old.
 
-A :class:`PchEntry` is built by a forked child (``start_child``): the child inherits the parent's NVRTC
-PCH heap, writes ``<key>.pch.part`` and renames it to ``<key>.pch`` on success, then ``os._exit``\\s.
-The parent polls without blocking (``usable``); at exit it kills the child instead of waiting. A child
-forked while another thread was inside NVRTC could block on a lock copied in the locked state; the
-compiler therefore forks only when none of its own compiles is in flight, and a child that never
-finishes, or a fork that fails, only means no PCH (a child is killed at exit).
+A :class:`PchEntry` is built by a forked child (``start_child``): the child builds in an NVRTC PCH heap at
+the parent's address (``_nvrtc._Heap``), writes ``<key>.pch.part`` and renames it to ``<key>.pch`` on
+success, then ``os._exit``\\s. The parent polls without blocking (``usable``); at exit it kills the child
+instead of waiting. A child forked while another thread was inside NVRTC could block on a lock copied
+in the locked state; the compiler therefore forks only when none of its own compiles is in flight, and a
+child that never finishes, or a fork that fails, only means no PCH (a child is killed at exit).
 
 An entry built for the persistent store (``_pch_store``) is *detached*: its child builds into the
 store's part file and publishes it there, runs in a session of its own with its standard streams on

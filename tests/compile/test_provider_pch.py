@@ -139,3 +139,39 @@ def test_a_pch_kept_by_one_process_serves_the_next(tmp_path: Path) -> None:
     while (store / f"{pch.stem}.json").read_text() == seal and time.monotonic() < deadline:
         time.sleep(0.1)
     assert run(4) == {"kept": 1, "builds": 0, "hits": 1, "same": True}
+
+
+TWO_WAYS = r"""
+import json, sys
+from cuda.coop._provider import _nvrtc, MemoryCache, NvrtcCompiler, Provider
+from cuda.coop._specs import Request
+
+if sys.argv[1] == "unsteered":
+    _nvrtc.canonical_address = lambda size: None  # as with an unlimited stack: the heap cannot be placed
+tiny = []
+map_heap = _nvrtc._map_heap
+_nvrtc._map_heap = lambda: (tiny.append(1), map_heap())[1]
+c = NvrtcCompiler()
+for n in (16, 4):  # the first starts the build; the second, after it, uses the PCH
+    Provider([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=n)], block_dim=(128,),
+             arch="sm_90", cache=MemoryCache(), compiler=c).ltoir()
+    c.wait_for_pch(300)
+print(json.dumps({"tiny": len(tiny), "builds": c.pch_builds, "hits": c.pch_hits,
+                  "canonical": _nvrtc.HEAP.where() is not None}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the PCH heap is placed through /proc/self/maps")
+@pytest.mark.parametrize("way", ["steered", "unsteered"])
+def test_the_parent_loads_the_childs_pch_with_the_heap_steered_or_mapped_before_the_fork(
+    tmp_path: Path, way: str
+) -> None:
+    # Steered: the child and then the parent map their heaps at the canonical address, no tiny compile; else
+    # the parent maps its heap with a tiny compile before the fork and the child inherits it.
+    env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", TWO_WAYS, way], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    steered = way == "steered"
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+        "tiny": 0 if steered else 1, "builds": 1, "hits": 1, "canonical": steered}

@@ -21,16 +21,23 @@ OPTIONS = ("-arch=sm_90", "-rdc=true")
 
 
 class _Heap:
-    """Stands in for ``_nvrtc.HEAP``: NVRTC's heap at ``address``, or (None) not where kept PCHs need it."""
+    """Stands in for ``_nvrtc.HEAP``: NVRTC's heap at ``address``, or (None) not where kept PCHs need it;
+    ``placeable``: not mapped yet, and steerable (then a build forks before any heap is mapped)."""
 
-    def __init__(self, address: int | None) -> None:
+    def __init__(self, address: int | None, *, placeable: bool = False) -> None:
         self.address = address
         self.first_compiles = 0
+        self.allocations = 0
+        self._placeable = placeable
 
     def where(self) -> int | None:
         return self.address
 
+    def placeable(self) -> bool:
+        return self._placeable
+
     def allocate(self, *, steer: bool = False) -> int | None:
+        self.allocations += 1
         return self.address if steer else None
 
     def first(self, run: Callable[[], object]) -> object:
@@ -309,10 +316,12 @@ def test_a_build_is_kept_and_a_later_process_uses_it(
     first = NvrtcCompiler(background=False, store=store)
     first.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert first.pch_builds == 1 and store.stats().entries == 1
+    heap, allocations, firsts = _nvrtc.HEAP, _nvrtc.HEAP.allocations, _nvrtc.HEAP.first_compiles
     later = NvrtcCompiler(background=False, store=store)  # another process: nothing built in it
     result = later.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert result.used_pch and later.pch_kept == 1 and later.pch_builds == 0
-    assert _nvrtc.HEAP.first_compiles == 1  # that compile maps the heap (no build, so no tiny compile)
+    # that compile maps the heap (no build, so no tiny compile)
+    assert heap.first_compiles == firsts + 1 and heap.allocations == allocations
     assert fake.calls[-1][-1] == f"--use-pch={next(store.root.glob('*.pch'))}"
     other = NvrtcCompiler(background=False, store=store)  # other headers' contents: not that PCH
     other.compile(PREAMBLE + "int z;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h2\0t")
@@ -375,3 +384,30 @@ def test_a_kept_build_outlives_its_process(monkeypatch: pytest.MonkeyPatch, tmp_
     while store.stats().entries == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert store.stats().entries == 1
+
+
+def test_a_steerable_heap_is_not_mapped_before_the_fork(monkeypatch: pytest.MonkeyPatch, fake: FakeNvrtc) -> None:
+    heap = _Heap(0x600000000000, placeable=True)
+    monkeypatch.setattr(_nvrtc, "HEAP", heap)
+    c = NvrtcCompiler()  # the forked child steers its own heap; the parent's first --use-pch compile steers its
+    [first] = _compile(c)
+    assert not first.used_pch and heap.allocations == 0 and heap.first_compiles == 0  # no tiny compile
+    assert c.wait_for_pch(30)
+    [later] = _compile(c)
+    assert later.used_pch and heap.first_compiles == 1
+    c._at_exit()
+
+
+@pytest.mark.parametrize("landed", [True, False])
+def test_a_steered_build_fails_where_its_heap_landed_elsewhere(monkeypatch: pytest.MonkeyPatch, landed: bool) -> None:
+    heap = _Heap(0x600000000000, placeable=True)
+
+    def first(run: Callable[[], object]) -> object:
+        heap.address = 0x600000000000 if landed else None
+        return run()
+
+    monkeypatch.setattr(heap, "first", first)
+    monkeypatch.setattr(_nvrtc, "HEAP", heap)
+    built: list[str] = []
+    assert _nvrtc._steered_build(lambda part: bool(built.append(part)) or True, "x.part") is landed
+    assert built == ["x.part"]
