@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import re
 import tempfile
 import threading
@@ -460,6 +461,18 @@ class _Heap:
 
 
 HEAP = _Heap()
+
+
+def _unlock_heap_in_child() -> None:
+    """After a fork, in the child: a fresh lock for :data:`HEAP` (another thread of the parent may have held it,
+    and a steered build takes it)."""
+    heap = HEAP
+    if isinstance(heap, _Heap):
+        heap._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_unlock_heap_in_child)
 
 
 @functools.cache

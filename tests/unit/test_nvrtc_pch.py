@@ -411,3 +411,14 @@ def test_a_steered_build_fails_where_its_heap_landed_elsewhere(monkeypatch: pyte
     built: list[str] = []
     assert _nvrtc._steered_build(lambda part: bool(built.append(part)) or True, "x.part") is landed
     assert built == ["x.part"]
+
+
+def test_a_forked_child_gets_an_unlocked_heap() -> None:
+    # Another thread of the parent may hold the heap's lock at the fork; a steered build in the child takes it.
+    heap = _nvrtc.HEAP
+    with heap._lock:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if heap._lock.acquire(timeout=5) else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
