@@ -355,7 +355,8 @@ def build_table(existing: dict[str, Any] | None, arch: str, rows: list[dict[str,
     prims = sorted({r["prim"] for r in rows})
     unmeasured = [r for r in table.get("unmeasured", []) if r.get("arch") != arch or r.get("prim") not in prims]
     runs = dict(table.get("runs", {}))  # which run measured each (arch, primitive): a merged table holds several
-    runs |= {f"{arch}/{prim}": {k: meta.get(k) for k in ("date", "device", "command")} for prim in prims}
+    keys = ("date", "device", "command", "grid")  # a merged table's top-level grid is only its last run's
+    runs |= {f"{arch}/{prim}": {k: meta[k] for k in keys if k in meta} for prim in prims}
     for prim in prims:
         entries = sorted((_entry(r) for r in rows if r["prim"] == prim),
                          key=lambda e: (e["item_bytes"], e["threads"], e["items"]))

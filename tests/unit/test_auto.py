@@ -381,11 +381,11 @@ def test_a_merged_table_says_which_run_measured_each_primitive() -> None:
         {**row, "prim": "block_store", "median_ms": {}, "failed": {"direct": "CompileError"}},
     ], {"date": "d1", "device": "X", "command": "all"})
     second = bench.build_table(first, "sm_90", [{**row, "prim": "block_reduce", "median_ms": {"raking": 0.1}}],
-                               {"date": "d2", "device": "X", "command": "--only block_reduce"})
+                               {"date": "d2", "device": "X", "command": "--only block_reduce", "grid": {"t": [1]}})
     assert second["runs"] == {
         "sm_90/block_load": {"date": "d1", "device": "X", "command": "all"},
         "sm_90/block_store": {"date": "d1", "device": "X", "command": "all"},
-        "sm_90/block_reduce": {"date": "d2", "device": "X", "command": "--only block_reduce"},
+        "sm_90/block_reduce": {"date": "d2", "device": "X", "command": "--only block_reduce", "grid": {"t": [1]}},
     }
     assert [u["prim"] for u in second["unmeasured"]] == ["block_store"]  # a run of other primitives keeps it
     assert second["archs"]["sm_90"]["block_load"] == first["archs"]["sm_90"]["block_load"]
