@@ -52,7 +52,7 @@ from typing import Any, Protocol
 
 from ..errors import ToolkitNotFoundError
 from ._pch import PchDirectory, PchEntry, can_fork
-from ._pch_heap import canonical_address, map_heap_at
+from ._pch_heap import canonical_address, is_free, map_heap_at
 from ._pch_store import PchStore, default_store, store_key
 
 __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
@@ -425,9 +425,11 @@ class _Heap:
             return self._address if self._mapped else canonical_address(_PCH_HEAP_BYTES)
 
     def placeable(self) -> bool:
-        """Whether the heap is not mapped yet and can be steered to the canonical address when it is."""
+        """Whether the heap is not mapped yet and its canonical range is free now (a child forked now can steer its
+        heap there; where it cannot, the parent maps its heap before the fork, which works wherever it lands)."""
         with self._lock:
-            return not self._mapped and canonical_address(_PCH_HEAP_BYTES) is not None
+            address = None if self._mapped else canonical_address(_PCH_HEAP_BYTES)
+            return address is not None and is_free(address, _PCH_HEAP_BYTES)
 
     def allocate(self, *, steer: bool = False) -> int | None:
         """Map the heap now unless it is; its address when that is the canonical one."""

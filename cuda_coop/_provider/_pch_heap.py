@@ -32,7 +32,7 @@ import resource
 import sys
 from collections.abc import Callable, Iterable
 
-__all__ = ["canonical_address", "free_gaps", "map_heap_at", "mapped"]
+__all__ = ["canonical_address", "free_gaps", "is_free", "map_heap_at", "mapped"]
 
 _log = logging.getLogger("cuda.coop")
 
@@ -84,6 +84,14 @@ def free_gaps(maps: Iterable[tuple[int, int, str]], low: int, high: int) -> list
 def mapped(maps: Iterable[tuple[int, int, str]], start: int, end: int) -> bool:
     """Whether ``[start, end)`` is covered by mappings (adjacent mappings may merge)."""
     return not free_gaps(maps, start, end)
+
+
+def is_free(address: int, size: int, *, maps_path: str = "/proc/self/maps") -> bool:
+    """Whether ``[address, address + size)`` is unmapped in this process now (False where the maps cannot be read)."""
+    try:
+        return free_gaps(_maps(maps_path), address, address + size) == [(address, address + size)]
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def _stack_low(maps: Iterable[tuple[int, int, str]]) -> int | None:

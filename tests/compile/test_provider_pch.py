@@ -148,6 +148,10 @@ from cuda.coop._specs import Request
 
 if sys.argv[1] == "unsteered":
     _nvrtc.canonical_address = lambda size: None  # as with an unlimited stack: the heap cannot be placed
+if sys.argv[1] == "occupied":  # something of the process's own is mapped where the heap would go
+    from cuda.coop._provider import _pch_heap
+    address = _pch_heap.canonical_address(_nvrtc._PCH_HEAP_BYTES)
+    assert _pch_heap._libc().mmap(address, 1 << 20, 0, 0x02 | 0x20 | 0x4000 | 0x100000, -1, 0) == address
 tiny = []
 map_heap = _nvrtc._map_heap
 _nvrtc._map_heap = lambda: (tiny.append(1), map_heap())[1]
@@ -162,12 +166,13 @@ print(json.dumps({"tiny": len(tiny), "builds": c.pch_builds, "hits": c.pch_hits,
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the PCH heap is placed through /proc/self/maps")
-@pytest.mark.parametrize("way", ["steered", "unsteered"])
+@pytest.mark.parametrize("way", ["steered", "unsteered", "occupied"])
 def test_the_parent_loads_the_childs_pch_with_the_heap_steered_or_mapped_before_the_fork(
     tmp_path: Path, way: str
 ) -> None:
-    # Steered: the child and then the parent map their heaps at the canonical address, no tiny compile; else
-    # the parent maps its heap with a tiny compile before the fork and the child inherits it.
+    # Steered: the child and then the parent map their heaps at the canonical address, no tiny compile; else (no
+    # canonical address, or its range taken) the parent maps its heap with a tiny compile before the fork and the
+    # child inherits it.
     env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", TWO_WAYS, way], env=env, cwd=REPO, capture_output=True, text=True,
                           timeout=600, check=False)

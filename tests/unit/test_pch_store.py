@@ -111,6 +111,14 @@ def test_free_gaps_and_mapped() -> None:
     assert _pch_heap.mapped(MAPS, 0x3000, 0x6000) and not _pch_heap.mapped(MAPS, 0x1000, 0x3000)
 
 
+def test_is_free_reads_the_maps(tmp_path: Path) -> None:
+    maps = tmp_path / "maps"
+    maps.write_text("00001000-00002000 r--p 00000000 00:00 0 a\n00009000-0000a000 rw-p 00000000 00:00 0 [stack]\n")
+    assert _pch_heap.is_free(0x2000, 0x7000, maps_path=str(maps))
+    assert not _pch_heap.is_free(0x1800, 0x1000, maps_path=str(maps))
+    assert not _pch_heap.is_free(0x2000, 0x1000, maps_path=str(tmp_path / "absent"))
+
+
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="placing the PCH heap reads /proc/self/maps (Linux)")
 def test_the_canonical_address_is_free_and_below_the_stack() -> None:
     size = 512 << 20
