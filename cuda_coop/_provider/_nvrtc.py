@@ -225,6 +225,7 @@ class NvrtcCompiler:
         self._seen: dict[str, int] = {}
         self._plain: dict[str, float] = {}  # per key: seconds of the first compile without the PCH
         self._waited_out: set[str] = set()  # keys whose build was still running after a compile waited for it
+        self._steered: set[str] = set()  # keys whose build steered its own heap (forked before this one was mapped)
         self._dir: PchDirectory | None = None
 
     def compile(
@@ -255,7 +256,11 @@ class NvrtcCompiler:
             ltoir, log, _ = HEAP.first(run) if use else run()
             if use and entry and (problem := _pch_problem(log)):
                 _log.debug("cuda.coop: dropping precompiled header %s: %s", entry.path, problem)
-                entry.drop(remove=not entry.kept or HEAP.where() is not None)  # a kept one may just not fit here
+                # One built at the canonical address (kept, or steered by its child) may just not fit this heap.
+                canonical = entry.kept or pch_key in self._steered
+                entry.drop(remove=not canonical or HEAP.where() is not None)
+                if pch_key in self._steered and HEAP.where() is None:  # this process's heap landed elsewhere:
+                    self._rebuild(pch_key)  # a build forked now inherits it
                 use = False
                 if ltoir is None:  # the PCH, not the source, made it fail: compile again without it
                     ltoir, log, _ = _compile(source, options, name, headers)
@@ -361,10 +366,18 @@ class NvrtcCompiler:
             build: Callable[[str], bool] = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
             if steered:
                 build = functools.partial(_steered_build, build)
+                self._steered.add(key)
             if self.background:
                 entry.start_child(build)
         if not self.background:
             entry.build_inline(build)
+
+    def _rebuild(self, key: str) -> None:
+        """Forget the steered build of ``key`` so that the next compile builds its PCH again, in a child that inherits
+        this process's heap (mapped now, wherever it is); that build is not steered, so it is the last."""
+        with self._lock:
+            self._steered.discard(key)
+            self._pchs.pop(key, None)
 
     def _stored(self, key: str, identity: str) -> tuple[PchStore, str] | None:
         """The store and the entry's name there, where a PCH of ``key`` can be kept across processes."""

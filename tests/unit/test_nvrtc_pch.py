@@ -422,3 +422,31 @@ def test_a_forked_child_gets_an_unlocked_heap() -> None:
             os._exit(0 if heap._lock.acquire(timeout=5) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_steered_pch_refused_where_this_heap_landed_elsewhere_is_built_once_more(
+    monkeypatch: pytest.MonkeyPatch, fake: FakeNvrtc
+) -> None:
+    # The child steered its heap to the canonical address; the parent's could not go there (the range was taken
+    # after the fork), so NVRTC refuses the PCH. One more build, forked now, inherits the parent's heap.
+    heap = _Heap(0x600000000000, placeable=True)
+    parent = os.getpid()
+
+    def first(run: Callable[[], object]) -> object:  # the child's heap lands at the address, the parent's elsewhere
+        if os.getpid() == parent:
+            heap.address, heap._placeable = None, False
+            heap.first_compiles += 1
+        return run()
+
+    monkeypatch.setattr(heap, "first", first)
+    monkeypatch.setattr(_nvrtc, "HEAP", heap)
+    fake.use_warns = True  # every PCH is refused, the one built again too
+    c = NvrtcCompiler()
+    for n in range(5):
+        assert _compile(c)[0].ok
+        assert c.wait_for_pch(30)
+        if n == 1:  # refused: its file stays (it may serve a process whose heap is at that address)
+            assert not c._pchs and next(c._dir.path.glob("*.pch")).is_file()
+    assert c.pch_builds == 2 and heap.allocations == 1 and c.pch_hits == 0
+    assert not list(c._dir.path.glob("*.pch"))  # the one built in this heap, refused too, is removed
+    c._at_exit()
