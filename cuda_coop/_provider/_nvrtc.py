@@ -6,16 +6,17 @@ LTO-IR. No GPU or driver is needed. An NVRTC API failure (not a compile error) c
 :class:`CompileResult` whose log names the call, so the provider raises
 :class:`~cuda_coop.errors.CompileError`, never a bare ``RuntimeError``.
 
-Precompiled headers (``_pch``). Parsing CCCL is most of a cold compile, and every provider starts
-with the same include preamble (``_render.preamble``). When a process starts its first compile with a
-given (preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on
-another core and at the same time (about 1.3-1.6 times that compile; a ~155 MB file in a private
-temporary directory); later compiles with the same preamble, options and in-memory headers pass
-``--use-pch`` and skip the parse (``benchmarks/provider_compile.py``'s load-scan-store provider, C++20:
-~0.26 s instead of ~0.50 s on the 2-core development host). The child builds in an NVRTC PCH heap
-at the address the parent's is, or will be, at (:class:`_Heap`); that is what lets the parent load
-the file (a PCH built in a heap at another address is refused: "incompatible ... heap allocation
-address").
+Precompiled headers (``_pch``). Parsing CCCL is most of a cold compile, and every provider starts with
+the same include preamble (``_render.preamble``). When a process starts its first compile with a given
+(preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on another core
+and at the same time (about 1.3-1.6 times that compile; a ~140-155 MB file in a private temporary
+directory; without a store, :meth:`NvrtcCompiler.prepare` lets the provider start it before it
+fingerprints the headers for its key, 60-70 ms earlier on the 2-core host); later compiles with the same
+preamble, options and in-memory headers pass ``--use-pch`` and skip the parse
+(``benchmarks/provider_compile.py``'s load-scan-store provider, C++20: ~0.26 s instead of ~0.50 s on the
+2-core development host). The child builds in an NVRTC PCH heap at the address the parent's is, or will
+be, at (:class:`_Heap`); that is what lets the parent load the file (a PCH built in a heap at another
+address is refused: "incompatible ... heap allocation address").
 A compile waits for a build in flight when the build is expected to end soon enough that waiting and
 then using it costs less than a compile without it, never longer than that, and never again for a build
 that outlived such a wait (:meth:`NvrtcCompiler._ready`); nothing waits for one at exit:
@@ -280,6 +281,15 @@ class NvrtcCompiler:
                 self._seen[pch_key] = self._seen.get(pch_key, 0) + 1
             self._maybe_build(pch_key, preamble, options, headers, identity)
         return CompileResult(ltoir=ltoir, log=_PCH_NOTE.sub("", log), seconds=seconds, used_pch=use)
+
+    def prepare(self, preamble: str, options: Sequence[str], headers: Mapping[str, str] | None = None) -> None:
+        """Start the PCH build for a compile about to come with this (preamble, options, headers), before its
+        caller has fingerprinted the headers for its cache key (tens of ms, a process's first compile). Only
+        without a store: a kept PCH is named by the header identity, which the compile itself gives."""
+        if self.store is not None or not self.background:
+            return
+        if (key := self._pch_key(preamble, options, headers)) is not None:
+            self._maybe_build(key, preamble, options, headers)
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
         """Wait for PCH builds in flight (``timeout`` in total); True if every one finished."""

@@ -27,11 +27,11 @@ from . import _packs
 from ._abi import ExternFunction, Plan, WrapperSignature, plan
 from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
-from ._key import ProviderKey, compile_options, normalize_arch, portable_provider_key, provider_key
+from ._key import ProviderKey, compile_options, normalize_arch, options_for, portable_provider_key, provider_key
 from ._nvrtc import Compiler, default_compiler
 from ._prologue import light_prologue
 from ._render import preamble, render
-from ._toolchain import Toolchain, resolve_toolchain
+from ._toolchain import Toolchain, resolve_include_roots, resolve_toolchain
 
 if TYPE_CHECKING:
     from .._identity import CompileAttempt
@@ -182,6 +182,7 @@ class Provider:
             if self._ltoir is not None:
                 return self._ltoir
             start = time.perf_counter()
+            self._prepare_pch()
             digest = self.key.digest
             data, origin, where = self._cache_in_use().get(digest), "cache", ""
             if data is None and (found := _packs.lookup("provider", self.portable_key.digest, self.pack_identity)):
@@ -221,6 +222,24 @@ class Provider:
             self._cache_in_use().discard(digest)
             _log.debug("cuda.coop: provider %s: cached LTO-IR failed the kernel's link; recompiling", digest[:16])
             return self._compile_and_cache(digest)
+
+    def _prepare_pch(self) -> None:
+        """Let the compiler start its precompiled-header build before the key is computed, where that build can
+        only be this process's (see ``NvrtcCompiler.prepare``) and no precompiled pack may serve the provider."""
+        compiler = self._compiler if self._compiler is not None else default_compiler()
+        prepare = getattr(compiler, "prepare", None)
+        if prepare is None or self._key is not None or _packs.active():
+            return
+        if self._toolchain is not None:
+            cccl_roots, roots = self._toolchain.cccl_include_roots, self._toolchain.include_roots
+        else:
+            from .._identity import CompileAttempt
+
+            self._attempt = self._attempt or CompileAttempt()  # resolve_toolchain then shares its toolkit
+            cccl_roots, cuda_include = resolve_include_roots(self._attempt)
+            roots = (*cccl_roots, cuda_include)
+        light = light_prologue(cccl_roots)
+        prepare(self.preamble, (*options_for(roots, self.arch, self.extra_options), *light.options), light.headers)
 
     def _cache_in_use(self) -> ProviderCache:
         return self._cache if self._cache is not None else default_cache()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._identity import CompileAttempt
 
-__all__ = ["Toolchain", "resolve_toolchain"]
+__all__ = ["Toolchain", "resolve_include_roots", "resolve_toolchain"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -73,7 +73,7 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
     attempt = attempt or CompileAttempt()
     cccl = resolve_cccl_root()
     toolkit = attempt.toolkit()
-    roots = (*cccl.include_roots, toolkit.cuda_include.path)
+    roots = (*cccl.include_roots, toolkit.cuda_include.path)  # as resolve_include_roots
     headers = attempt.header_identity(roots)
     return Toolchain(
         cccl_include_roots=tuple(cccl.include_roots),
@@ -86,3 +86,11 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
         portable_toolkit_identity=toolkit.portable_identity,
         toolkit_versions=tuple(toolkit.versions.items()),
     )
+
+
+def resolve_include_roots(attempt: CompileAttempt) -> tuple[tuple[Path, ...], Path]:
+    """The CCCL include roots and the CUDA include directory :func:`resolve_toolchain` selects in ``attempt``,
+    without fingerprinting them (a few ms). Raises what :func:`resolve_toolchain` raises."""
+    from .._cccl import resolve_cccl_root
+
+    return tuple(resolve_cccl_root().include_roots), attempt.toolkit().cuda_include.path

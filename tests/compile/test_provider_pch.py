@@ -180,3 +180,29 @@ def test_the_parent_loads_the_childs_pch_with_the_heap_steered_or_mapped_before_
     steered = way == "steered"
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
         "tiny": 0 if steered else 1, "builds": 1, "hits": 1, "canonical": steered}
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_the_pch_build_starts_before_the_headers_are_fingerprinted(tmp_path: Path, kept: bool) -> None:
+    # Without a store the build needs no header identity, so the provider starts it before fingerprinting the
+    # headers for its key (tens of ms); with one, the kept PCH's name needs the identity, so the compile starts it.
+    from cuda.coop._identity import CompileAttempt, fingerprints
+    from cuda.coop._provider._pch_store import PchStore
+
+    c = NvrtcCompiler(store=PchStore(tmp_path / "pch") if kept else None)
+    builds: list[int] = []
+
+    def fingerprint(roots: object) -> tuple[str, str]:
+        builds.append(c.pch_builds)
+        return fingerprints(roots, stamp_dir=None)  # type: ignore[arg-type]
+
+    def provider(request: Request) -> Provider:
+        return Provider([request], block_dim=(128,), arch="sm_90", compiler=c, cache=MemoryCache(),
+                        attempt=CompileAttempt(fingerprinter=fingerprint))
+
+    provider(REDUCE).ltoir()
+    assert builds == [0 if kept else 1] and c.pch_builds == 1
+    assert c.wait_for_pch(300)
+    provider(SCAN).ltoir()
+    assert c.pch_hits == 1, "the build started before the key is the one the compiles use"
+    c._at_exit()

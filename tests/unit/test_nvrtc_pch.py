@@ -450,3 +450,16 @@ def test_a_steered_pch_refused_where_this_heap_landed_elsewhere_is_built_once_mo
     assert c.pch_builds == 2 and heap.allocations == 1 and c.pch_hits == 0
     assert not list(c._dir.path.glob("*.pch"))  # the one built in this heap, refused too, is removed
     c._at_exit()
+
+
+def test_prepare_starts_the_build_only_where_nothing_is_kept(tmp_path: Path, fake: FakeNvrtc) -> None:
+    c = NvrtcCompiler(pch_after=0)
+    c.prepare(PREAMBLE, OPTIONS)  # before the compile's key is known: a forked child builds
+    c.prepare(PREAMBLE, OPTIONS)
+    assert c.pch_builds == 1 and c.wait_for_pch(30) and not fake.calls
+    assert _compile(c)[0].used_pch and c.pch_builds == 1  # the compile uses the build the preparation started
+    c._at_exit()
+    for other in (NvrtcCompiler(store=_pch_store.PchStore(tmp_path / "pch")), NvrtcCompiler(background=False),
+                  NvrtcCompiler(pch_after=1)):
+        other.prepare(PREAMBLE, OPTIONS)  # a kept PCH is named by the compile's identity; inline builds wait
+        assert other.pch_builds == 0
