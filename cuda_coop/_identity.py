@@ -51,7 +51,7 @@ from ._cache_dir import cache_dir
 from ._cuda_headers import CudaInclude, resolve_cuda_include
 from ._toolkit import Toolkit, resolve_toolkit
 
-__all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint", "fingerprints"]
+__all__ = ["CompileAttempt", "HeaderIdentity", "fingerprint", "fingerprints", "recorded"]
 
 _RACY_NS = 2_000_000_000
 """A file whose ctime or mtime is this close to the moment it was hashed is not memoised."""
@@ -218,6 +218,20 @@ def fingerprints(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True)
             located.update(line)
             portable.update(line)
     return located.hexdigest(), portable.hexdigest()
+
+
+def recorded(roots: Sequence[Path]) -> bool:
+    """Whether a fingerprint of ``roots`` is cheap in this process: every root's files hashed here before, or
+    their stat-to-hash records kept (with the persistent cache on). Files may have changed since; this only
+    says whether a fingerprint would have to hash every file (tens of ms) before it knows."""
+    directory = _stamp_dir()
+    for given in roots:
+        root = Path(given)
+        with _LOCK:
+            memoised = any(path.startswith(f"{root}{os.sep}") for path in _MEMO)
+        if not memoised and (directory is None or not _stamp_file(directory, root).is_file()):
+            return False
+    return True
 
 
 def fingerprint(roots: Sequence[Path], *, stamp_dir: Path | bool | None = True) -> str:

@@ -10,8 +10,8 @@ Precompiled headers (``_pch``). Parsing CCCL is most of a cold compile, and ever
 the same include preamble (``_render.preamble``). When a process starts its first compile with a given
 (preamble, options), a forked child compiles the preamble alone with ``--create-pch``, on another core
 and at the same time (about 1.3-1.6 times that compile; a ~140-155 MB file in a private temporary
-directory; without a store, :meth:`NvrtcCompiler.prepare` lets the provider start it before it
-fingerprints the headers for its key, 60-70 ms earlier on the 2-core host); later compiles with the same
+directory; :meth:`NvrtcCompiler.prepare` lets the provider start it before it fingerprints the headers for
+its key, 60-70 ms earlier on the 2-core host); later compiles with the same
 preamble, options and in-memory headers pass ``--use-pch`` and skip the parse
 (``benchmarks/provider_compile.py``'s load-scan-store provider, C++20: ~0.26 s instead of ~0.50 s on the
 2-core development host). The child builds in an NVRTC PCH heap at the address the parent's is, or will
@@ -31,7 +31,9 @@ Across processes (``_pch_store``, the process's compiler with the persistent cac
 mapped at the machine's canonical address (``_pch_heap``), a compile given the header and toolkit
 identity looks its PCH up in the store before building one, and a build it starts is kept there and
 outlives the process (detached, never killed at exit), so that a new process's first compile loads it
-instead of parsing CCCL.
+instead of parsing CCCL. A build :meth:`NvrtcCompiler.prepare` starts before the identity is known works
+the identity out in its child (:class:`_NamedLater`), and the first compile that knows it stops that build
+where the store already keeps the PCH.
 
 Module state (STYLE 14): :data:`HEAP` (the process's PCH heap), :func:`default_compiler`
 (``functools.cache``); ``_reset_for_tests``.
@@ -49,10 +51,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import ToolkitNotFoundError
-from ._pch import PchDirectory, PchEntry, can_fork
+from ._pch import PchDirectory, PchEntry, Publish, can_fork
 from ._pch_heap import canonical_address, is_free, map_heap_at
 from ._pch_store import PchStore, default_store, store_key
 
@@ -227,6 +230,7 @@ class NvrtcCompiler:
         self._plain: dict[str, float] = {}  # per key: seconds of the first compile without the PCH
         self._waited_out: set[str] = set()  # keys whose build was still running after a compile waited for it
         self._steered: set[str] = set()  # keys whose build steered its own heap (forked before this one was mapped)
+        self._named_later: set[str] = set()  # keys whose build prepare() started with a store, not yet looked up
         self._dir: PchDirectory | None = None
 
     def compile(
@@ -282,14 +286,24 @@ class NvrtcCompiler:
             self._maybe_build(pch_key, preamble, options, headers, identity)
         return CompileResult(ltoir=ltoir, log=_PCH_NOTE.sub("", log), seconds=seconds, used_pch=use)
 
-    def prepare(self, preamble: str, options: Sequence[str], headers: Mapping[str, str] | None = None) -> None:
+    def prepare(
+        self,
+        preamble: str,
+        options: Sequence[str],
+        headers: Mapping[str, str] | None = None,
+        identity: Callable[[], str] | None = None,
+    ) -> None:
         """Start the PCH build for a compile about to come with this (preamble, options, headers), before its
-        caller has fingerprinted the headers for its cache key (tens of ms, a process's first compile). Only
-        without a store: a kept PCH is named by the header identity, which the compile itself gives."""
-        if self.store is not None or not self.background:
+        caller has fingerprinted the headers for its cache key (tens of ms, a process's first compile).
+
+        With a store, a kept PCH is named by the header and toolkit identity, which ``identity()`` computes
+        (the string the compile will pass): the child computes it while it builds and keeps the PCH under that
+        name; the compile looks the name up in the store first and stops this build if the PCH is kept there.
+        Only where the child can steer its own heap to the canonical address (else the compile builds it)."""
+        if not self.background or (self.store is not None and (identity is None or not HEAP.placeable())):
             return
         if (key := self._pch_key(preamble, options, headers)) is not None:
-            self._maybe_build(key, preamble, options, headers)
+            self._maybe_build(key, preamble, options, headers, later=identity if self.store is not None else None)
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
         """Wait for PCH builds in flight (``timeout`` in total); True if every one finished."""
@@ -338,17 +352,17 @@ class NvrtcCompiler:
         options: Sequence[str],
         headers: Mapping[str, str] | None = None,
         identity: str = "",
+        *,
+        later: Callable[[], str] | None = None,
     ) -> None:
+        """Start the PCH build of ``key`` unless there is one (kept, built or in flight); ``later``: the store name
+        is not known yet (:meth:`prepare`), the child works it out."""
         with self._lock:
             if key in self._pchs:
+                self._kept_since(key, identity)
                 return
-            stored = self._stored(key, identity)
-            if stored is not None and (found := stored[0].find(stored[1])) is not None:
-                self._pchs[key] = PchEntry.built(found, kept=True)
-                self.pch_kept += 1
-                _log.debug("cuda.coop: using kept precompiled header %s", found)
-                return
-            if self._seen.get(key, 0) < self.pch_after:
+            stored = None if later is not None else self._stored(key, identity)
+            if self._use_kept(key, stored) or self._seen.get(key, 0) < self.pch_after:
                 return
             if self.background and self._active:
                 return  # never fork while NVRTC runs in another thread; the next compile tries again
@@ -365,22 +379,66 @@ class NvrtcCompiler:
             # maps its heap before the fork, with a tiny compile, and the child inherits it. Kept only at the
             # canonical address, the heap every process of the machine has.
             steered = self.background and HEAP.placeable()
+            if later is not None and not steered:
+                return  # the compile builds it, once it has the identity
             if not steered and HEAP.allocate(steer=stored is not None) is None:
                 stored = None
-            kept = None
-            if stored is not None:
-                store, skey = stored
-                kept = (store.path(skey), store.part(skey), functools.partial(store.seal, skey))
-            entry = self._pchs[key] = self._dir.entry(key, store=kept)
-            self.pch_builds += 1
             build: Callable[[str], bool] = functools.partial(_build_pch, preamble, tuple(options), dict(headers or {}))
             if steered:
                 build = functools.partial(_steered_build, build)
+            try:
+                entry, build = self._entry(key, build, stored, later)
+            except OSError as exc:
+                _log.debug("cuda.coop: precompiled headers are not kept: %s", exc)
+                return
+            self.pch_builds += 1
+            if steered:
                 self._steered.add(key)
             if self.background:
                 entry.start_child(build)
         if not self.background:
             entry.build_inline(build)
+
+    def _entry(
+        self,
+        key: str,
+        build: Callable[[str], bool],
+        stored: tuple[PchStore, str] | None,
+        later: Callable[[], str] | None,
+    ) -> tuple[PchEntry, Callable[[str], bool]]:
+        """The new entry of ``key`` (private, kept under ``stored``'s name, or kept under the name the child works
+        out with ``later``) and the build to run for it. Raises OSError where the store cannot be written."""
+        assert self._dir is not None
+        kept: tuple[Path, Path, Publish] | None = None
+        if stored is not None:
+            store, skey = stored
+            kept = (store.path(skey), store.part(skey), functools.partial(store.seal, skey))
+        elif later is not None and self.store is not None:
+            named = _NamedLater(self.store, key, later)
+            kept = (self._dir.path / f"{key}.pch", self.store.part(key), named.publish)
+            build = functools.partial(named.build, build)
+            self._named_later.add(key)
+        entry = self._pchs[key] = self._dir.entry(key, store=kept)
+        return entry, build
+
+    def _kept_since(self, key: str, identity: str) -> None:
+        """For a build :meth:`prepare` started before the store name was known, at the first compile that knows
+        it: where an earlier process kept that PCH, stop the build and use the kept one. Called under the lock."""
+        if key in self._named_later and identity and not self._pchs[key].done():
+            self._named_later.discard(key)
+            self._use_kept(key, self._stored(key, identity), stop=self._pchs[key])
+
+    def _use_kept(self, key: str, stored: tuple[PchStore, str] | None, stop: PchEntry | None = None) -> bool:
+        """Use the PCH the store keeps under ``stored``'s name, if any (``stop``: the build started before the
+        name was known, no longer needed). Called under the lock."""
+        if stored is None or (found := stored[0].find(stored[1])) is None:
+            return False
+        if stop is not None:
+            stop.kill(detached=True)
+        self._pchs[key] = PchEntry.built(found, kept=True)
+        self.pch_kept += 1
+        _log.debug("cuda.coop: using kept precompiled header %s", found)
+        return True
 
     def _rebuild(self, key: str) -> None:
         """Forget the steered build of ``key`` so that the next compile builds its PCH again, in a child that inherits
@@ -405,6 +463,48 @@ class NvrtcCompiler:
         directory; never waits."""
         if self._dir is not None:
             self._dir.close()
+
+
+class _NamedLater:
+    """The store name of a build forked before its header identity was known (:meth:`NvrtcCompiler.prepare`):
+    the child computes the identity in a thread while NVRTC, which releases the GIL, builds; then keeps the PCH
+    under the name it gives, or leaves it where another process kept one meanwhile."""
+
+    JOIN_SECONDS = 60.0
+    """How long the child waits for the identity after its build (a lock copied in the locked state by the fork
+    would never be released: the PCH is then not kept, and the process that forked it does not use it)."""
+
+    def __init__(self, store: PchStore, key: str, identity: Callable[[], str]) -> None:
+        self.store, self.key, self._identity = store, key, identity
+        self._result: list[str] = []
+        self._thread: threading.Thread | None = None
+
+    def build(self, inner: Callable[[str], bool], part: str) -> bool:
+        """In the child: start the identity's thread, then build at ``part``."""
+        self._thread = threading.Thread(target=self._resolve, daemon=True)
+        self._thread.start()
+        return inner(part)
+
+    def _resolve(self) -> None:
+        try:
+            self._result.append(self._identity())
+        except Exception as exc:  # the headers cannot be resolved: the compile will say so; keep nothing
+            _log.debug("cuda.coop: no identity for precompiled header %s: %r", self.key, exc)
+
+    def publish(self, part: Path, placed: Callable[[Path], object]) -> bool:
+        """In the child, after the build: keep it under its name (:meth:`PchStore.seal`)."""
+        if self._thread is not None:
+            self._thread.join(self.JOIN_SECONDS)
+        address = HEAP.where()
+        if not self._result or not self._result[0] or address is None:
+            part.unlink(missing_ok=True)
+            return False
+        skey = store_key(self.key, self._result[0], address, _PCH_HEAP_BYTES)
+        if (found := self.store.find(skey)) is not None:  # kept by another process while this one built
+            part.unlink(missing_ok=True)
+            placed(found)
+            return True
+        return self.store.seal(skey, part, placed)
 
 
 def _steered_build(build: Callable[[str], bool], part: str) -> bool:

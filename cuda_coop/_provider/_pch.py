@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["PchDirectory", "PchEntry", "can_fork", "sweep_stale"]
+__all__ = ["PchDirectory", "PchEntry", "Publish", "can_fork", "sweep_stale"]
 
 _log = logging.getLogger("cuda.coop")
 
@@ -51,9 +51,9 @@ UNLOCKED_AGE_SECONDS = 86400.0
 
 Build = Callable[[str], bool]
 """Builds a PCH at the given path; True on success."""
-Publish = Callable[[Path, Callable[[], object]], bool]
-"""Puts a finished build (its part file) in place, calls the callback as soon as it is usable there, then
-finishes its own work (a seal); True if the build was placed."""
+Publish = Callable[[Path, Callable[[Path], object]], bool]
+"""Puts a finished build (its part file) in place, calls the callback with that place as soon as it is usable
+there, then finishes its own work (a seal); True if the build was placed."""
 
 
 def can_fork() -> bool:
@@ -179,11 +179,14 @@ class PchEntry:
         self._part.replace(self.path)
         return True
 
-    def _placed(self) -> None:
-        """In the builder: this build is at :attr:`path` (the parent may use it while the build is sealed)."""
+    def _placed(self, path: Path) -> None:
+        """In the builder: this build is at ``path`` (the parent may use it while the build is sealed). The marker
+        holds the path: a build the parent could not name when it forked names it there."""
         if self._marker is not None:
             with contextlib.suppress(OSError):
-                self._marker.touch()
+                tmp = self._marker.with_name(self._marker.name + ".part")
+                tmp.write_text(str(path), encoding="utf-8")
+                tmp.replace(self._marker)
 
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
@@ -236,9 +239,14 @@ class PchEntry:
                 self._pid = None
                 if not self._done:  # a file at a store's path may be another process's: only the marker is ours
                     placed = self._marker.exists() if self._marker is not None else self.path.is_file()
+                    if placed and self._marker is not None:
+                        with contextlib.suppress(OSError):
+                            self.path = Path(self._marker.read_text(encoding="utf-8") or self.path)
                     self._done, self._ok = True, placed
                     _log.debug("cuda.coop: precompiled header %s ready: ok=%s", self.path, self._ok)
         if not self._done and self._marker is not None and self._marker.exists():  # placed, still being sealed
+            with contextlib.suppress(OSError):
+                self.path = Path(self._marker.read_text(encoding="utf-8") or self.path)
             self._done, self._ok = True, True
             _log.debug("cuda.coop: precompiled header %s ready: ok=True", self.path)
 
@@ -271,16 +279,20 @@ class PchEntry:
             with contextlib.suppress(OSError):
                 self.path.unlink()
 
-    def kill(self) -> None:
-        """Stop a build in flight (SIGKILL: its output is never used); a detached one is left to finish."""
+    def kill(self, *, detached: bool = False) -> None:
+        """Stop a build in flight (SIGKILL: its output is never used); a detached one is left to finish unless
+        ``detached`` (its part file is removed then)."""
         with self._lock:
-            if self._pid is None or self.detached:
+            if self._pid is None or (self.detached and not detached):
                 return
             with contextlib.suppress(OSError):
                 os.kill(self._pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
             self._pid, self._done, self._ok = None, True, False
+            if self.detached:
+                with contextlib.suppress(OSError):
+                    self._part.unlink()
 
 
 class PchDirectory:

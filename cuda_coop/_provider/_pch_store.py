@@ -116,9 +116,10 @@ class PchStore:
         except (OSError, ValueError, TypeError, AttributeError):
             return None
 
-    def seal(self, key: str, part: Path, placed: Callable[[], object] = lambda: None) -> bool:
-        """Publish a finished build at ``part`` as entry ``key``: rename it into place, call ``placed`` (the
-        file is usable from then on), then flush it to disk, seal it and trim the store; whether it was placed."""
+    def seal(self, key: str, part: Path, placed: Callable[[Path], object] = lambda _: None) -> bool:
+        """Publish a finished build at ``part`` as entry ``key``: rename it into place, call ``placed`` with its
+        path (the file is usable from then on), then flush it to disk, seal it and trim the store; whether it was
+        placed."""
         path = self.path(key)
         try:
             part.replace(path)
@@ -127,7 +128,7 @@ class PchStore:
             with contextlib.suppress(OSError):
                 part.unlink()
             return False
-        placed()
+        placed(path)
         try:
             with path.open("rb") as fh:
                 os.fsync(fh.fileno())

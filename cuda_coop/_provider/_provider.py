@@ -31,7 +31,7 @@ from ._key import ProviderKey, compile_options, normalize_arch, options_for, por
 from ._nvrtc import Compiler, default_compiler
 from ._prologue import light_prologue
 from ._render import preamble, render
-from ._toolchain import Toolchain, resolve_include_roots, resolve_toolchain
+from ._toolchain import Toolchain, pch_identity, resolve_include_roots, resolve_toolchain
 
 if TYPE_CHECKING:
     from .._identity import CompileAttempt
@@ -224,22 +224,33 @@ class Provider:
             return self._compile_and_cache(digest)
 
     def _prepare_pch(self) -> None:
-        """Let the compiler start its precompiled-header build before the key is computed, where that build can
-        only be this process's (see ``NvrtcCompiler.prepare``) and no precompiled pack may serve the provider."""
+        """Let the compiler start its precompiled-header build before the key is computed (see
+        ``NvrtcCompiler.prepare``), where no precompiled pack may serve the provider. The identity a kept PCH is
+        named by comes as a function, which the build's child calls while it builds; only where the headers were
+        never fingerprinted (no PCH can be kept for them yet, and fingerprinting them hashes every file)."""
         compiler = self._compiler if self._compiler is not None else default_compiler()
         prepare = getattr(compiler, "prepare", None)
         if prepare is None or self._key is not None or _packs.active():
             return
-        if self._toolchain is not None:
-            cccl_roots, roots = self._toolchain.cccl_include_roots, self._toolchain.include_roots
-        else:
-            from .._identity import CompileAttempt
+        from .._identity import CompileAttempt, recorded
 
+        toolchain = self._toolchain
+        if toolchain is not None:
+            cccl_roots, roots = toolchain.cccl_include_roots, toolchain.include_roots
+        else:
             self._attempt = self._attempt or CompileAttempt()  # resolve_toolchain then shares its toolkit
             cccl_roots, cuda_include = resolve_include_roots(self._attempt)
             roots = (*cccl_roots, cuda_include)
+        attempt = self._attempt
+
+        def identity() -> str:  # in the child: never this provider's lock, which the forking thread holds
+            return pch_identity(toolchain or resolve_toolchain(attempt))
+
+        # Where the headers were fingerprinted before (a kept PCH may exist), the compile looks for one first.
+        late = None if toolchain is not None or recorded(roots) else identity
         light = light_prologue(cccl_roots)
-        prepare(self.preamble, (*options_for(roots, self.arch, self.extra_options), *light.options), light.headers)
+        prepare(self.preamble, (*options_for(roots, self.arch, self.extra_options), *light.options), light.headers,
+                late)
 
     def _cache_in_use(self) -> ProviderCache:
         return self._cache if self._cache is not None else default_cache()
@@ -257,9 +268,8 @@ class Provider:
         options, headers = self.nvrtc_inputs
         # The program name is embedded in the LTO-IR: derive it from the key alone, so that the bytes are a
         # function of the key (whatever the backend, with or without a precompiled header).
-        key = self.key
         result = compiler.compile(self.source, options, name=f"cuda_coop_{digest[:16]}.cu", preamble=self.preamble,
-                                  headers=headers, identity=f"{key.header_identity}\0{key.toolkit_identity}")
+                                  headers=headers, identity=pch_identity(self.toolchain))
         if result.ltoir is None:
             path = failure_source(self.source, self.backend, digest)
             sites = "; ".join(s.binding.canonical() for s in self.symbols)

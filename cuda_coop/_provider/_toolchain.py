@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._identity import CompileAttempt
 
-__all__ = ["Toolchain", "resolve_include_roots", "resolve_toolchain"]
+__all__ = ["Toolchain", "pch_identity", "resolve_include_roots", "resolve_toolchain"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -86,6 +86,11 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
         portable_toolkit_identity=toolkit.portable_identity,
         toolkit_versions=tuple(toolkit.versions.items()),
     )
+
+
+def pch_identity(toolchain: Toolchain) -> str:
+    """What a kept precompiled header is named by, besides its preamble and options: the header and toolkit identity."""
+    return f"{toolchain.header_identity}\0{toolchain.toolkit_identity}"
 
 
 def resolve_include_roots(attempt: CompileAttempt) -> tuple[tuple[Path, ...], Path]:

@@ -182,27 +182,55 @@ def test_the_parent_loads_the_childs_pch_with_the_heap_steered_or_mapped_before_
         "tiny": 0 if steered else 1, "builds": 1, "hits": 1, "canonical": steered}
 
 
+EARLY = r"""
+import json, sys
+from pathlib import Path
+from cuda.coop._identity import CompileAttempt, fingerprints
+from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider
+from cuda.coop._provider._nvrtc import HEAP
+from cuda.coop._provider._pch_store import PchStore
+from cuda.coop._specs import Request
+
+store = PchStore(Path(sys.argv[2])) if sys.argv[1] == "kept" else None
+placeable = HEAP.placeable()
+c = NvrtcCompiler(store=store)
+builds = []
+
+def fingerprint(roots):
+    builds.append(c.pch_builds)
+    return fingerprints(roots, stamp_dir=None)
+
+def provider(items):
+    request = Request("block_scan", "exclusive_sum", "array", dtype="int32", items_per_thread=items)
+    return Provider([request], block_dim=(128,), arch="sm_90", compiler=c, cache=MemoryCache(),
+                    attempt=CompileAttempt(fingerprinter=fingerprint))
+
+provider(4).ltoir()
+c.wait_for_pch(300)
+provider(2).ltoir()
+report = {"placeable": placeable, "at_fingerprint": builds[0], "builds": c.pch_builds, "hits": c.pch_hits}
+if store is not None:
+    report["entries"] = store.stats().entries
+    c = NvrtcCompiler(store=store)  # as a later process: the kept PCH, under the name the compile looks for
+    provider(8).ltoir()
+    report["later"] = {"kept": c.pch_kept, "hits": c.pch_hits, "builds": c.pch_builds}
+print(json.dumps(report))
+"""
+
+
 @pytest.mark.parametrize("kept", [False, True])
 def test_the_pch_build_starts_before_the_headers_are_fingerprinted(tmp_path: Path, kept: bool) -> None:
-    # Without a store the build needs no header identity, so the provider starts it before fingerprinting the
-    # headers for its key (tens of ms); with one, the kept PCH's name needs the identity, so the compile starts it.
-    from cuda.coop._identity import CompileAttempt, fingerprints
-    from cuda.coop._provider._pch_store import PchStore
-
-    c = NvrtcCompiler(store=PchStore(tmp_path / "pch") if kept else None)
-    builds: list[int] = []
-
-    def fingerprint(roots: object) -> tuple[str, str]:
-        builds.append(c.pch_builds)
-        return fingerprints(roots, stamp_dir=None)  # type: ignore[arg-type]
-
-    def provider(request: Request) -> Provider:
-        return Provider([request], block_dim=(128,), arch="sm_90", compiler=c, cache=MemoryCache(),
-                        attempt=CompileAttempt(fingerprinter=fingerprint))
-
-    provider(REDUCE).ltoir()
-    assert builds == [0 if kept else 1] and c.pch_builds == 1
-    assert c.wait_for_pch(300)
-    provider(SCAN).ltoir()
-    assert c.pch_hits == 1, "the build started before the key is the one the compiles use"
-    c._at_exit()
+    # A new process whose headers were never fingerprinted starts the build before fingerprinting them for its key
+    # (tens of ms). With a store, the kept PCH's name needs that fingerprint: the build's child computes it while
+    # it builds, where it can steer its heap (else the compile starts the build, once it has the name).
+    env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", EARLY, "kept" if kept else "-", str(tmp_path / "pch")], env=env,
+                          cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    early = not kept or report.pop("placeable")
+    report.pop("placeable", None)
+    assert report.pop("at_fingerprint") == (1 if early else 0)
+    assert report.pop("builds") == 1 and report.pop("hits") == 1, "the build started first is the one compiles use"
+    if kept:
+        assert report == {"entries": 1, "later": {"kept": 1, "hits": 1, "builds": 0}}

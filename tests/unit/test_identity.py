@@ -252,3 +252,20 @@ def test_real_bundle_fingerprint() -> None:
     include = header_bundle().include_dir
     digest = fingerprint([include])
     assert len(digest) == 64 and digest == fingerprint([include])
+
+
+def test_recorded_says_whether_a_fingerprint_would_hash_every_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_identity, "_RACY_NS", 0)
+    a, b, stamps = tree(tmp_path / "a"), tree(tmp_path / "b"), tmp_path / "stamps"
+    monkeypatch.setattr(_identity, "_stamp_dir", lambda: None)  # the persistent cache off
+    assert not _identity.recorded([a, b])
+    fingerprint([a], stamp_dir=None)
+    assert _identity.recorded([a]) and not _identity.recorded([a, b])  # hashed in this process: memoised
+    _identity._MEMO.clear()  # a new process
+    assert not _identity.recorded([a, b])
+    fingerprint([a, b], stamp_dir=stamps)
+    _identity._MEMO.clear()  # another one
+    monkeypatch.setattr(_identity, "_stamp_dir", lambda: stamps)  # the persistent cache on: the records
+    assert _identity.recorded([a, b]) and not _identity.recorded([a, tmp_path / "c"])

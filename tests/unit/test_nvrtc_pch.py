@@ -452,7 +452,9 @@ def test_a_steered_pch_refused_where_this_heap_landed_elsewhere_is_built_once_mo
     c._at_exit()
 
 
-def test_prepare_starts_the_build_only_where_nothing_is_kept(tmp_path: Path, fake: FakeNvrtc) -> None:
+def test_prepare_starts_the_build_only_where_nothing_is_kept(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
     c = NvrtcCompiler(pch_after=0)
     c.prepare(PREAMBLE, OPTIONS)  # before the compile's key is known: a forked child builds
     c.prepare(PREAMBLE, OPTIONS)
@@ -461,5 +463,73 @@ def test_prepare_starts_the_build_only_where_nothing_is_kept(tmp_path: Path, fak
     c._at_exit()
     for other in (NvrtcCompiler(store=_pch_store.PchStore(tmp_path / "pch")), NvrtcCompiler(background=False),
                   NvrtcCompiler(pch_after=1)):
-        other.prepare(PREAMBLE, OPTIONS)  # a kept PCH is named by the compile's identity; inline builds wait
+        other.prepare(PREAMBLE, OPTIONS)  # no identity to name a kept PCH by; inline builds wait; not yet
         assert other.pch_builds == 0
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(0x600000000000))  # mapped already: the compile builds it
+    NvrtcCompiler(store=_pch_store.PchStore(tmp_path / "pch")).prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")
+    assert not (tmp_path / "pch").exists()
+
+
+CANONICAL = 0x600000000000
+
+
+def _kept_name(c: NvrtcCompiler, identity: str) -> str:
+    key = c._pch_key(PREAMBLE, OPTIONS, None)
+    assert key is not None
+    return _pch_store.store_key(key, identity, CANONICAL, _nvrtc._PCH_HEAP_BYTES)
+
+
+def test_prepare_with_a_store_keeps_the_build_under_the_name_the_compile_looks_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
+    store = _pch_store.PchStore(tmp_path / "pch")
+    c = NvrtcCompiler(store=store)
+    c.prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")  # the child works the identity out while it builds
+    assert c.pch_builds == 1 and c.wait_for_pch(30) and not fake.calls
+    result = c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    kept = store.path(_kept_name(c, "h\0t"))
+    assert result.used_pch and fake.calls[-1][-1] == f"--use-pch={kept}" and c.pch_builds == 1
+    assert store.find(kept.stem) == kept and store.stats().entries == 1
+    c._at_exit()
+    later = NvrtcCompiler(store=store)  # another process: the kept PCH, no build
+    result = later.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.used_pch and later.pch_kept == 1 and later.pch_builds == 0
+    later._at_exit()
+
+
+def test_an_early_build_is_stopped_where_an_earlier_process_kept_the_pch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
+    store = _pch_store.PchStore(tmp_path / "pch")
+    NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu",
+                                                         preamble=PREAMBLE, identity="h\0t")
+    fake.build_seconds = 5.0
+    c = NvrtcCompiler(store=store)
+    c.prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")
+    assert c.pch_builds == 1
+    start = time.perf_counter()
+    result = c.compile(PREAMBLE + "int y;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.used_pch and c.pch_kept == 1 and time.perf_counter() - start < 2  # no wait for the build
+    kept = store.path(_kept_name(c, "h\0t"))
+    assert fake.calls[-1][-1] == f"--use-pch={kept}"
+    assert store.stats().entries == 1 and not list(store.root.glob("*.part"))  # the stopped build left nothing
+    c._at_exit()
+
+
+def test_an_early_build_without_an_identity_keeps_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
+) -> None:
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
+    store = _pch_store.PchStore(tmp_path / "pch")
+
+    def identity() -> str:
+        raise OSError("the headers are gone")
+
+    c = NvrtcCompiler(store=store)
+    c.prepare(PREAMBLE, OPTIONS, identity=identity)
+    assert c.pch_builds == 1 and c.wait_for_pch(30)
+    result = c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
+    assert result.ok and not result.used_pch and store.stats().entries == 0 and not list(store.root.glob("*.part"))
+    c._at_exit()
