@@ -32,7 +32,7 @@ mapped at the machine's canonical address (``_pch_heap``), a compile given the h
 identity looks its PCH up in the store before building one, and a build it starts is kept there and
 outlives the process (detached, never killed at exit), so that a new process's first compile loads it
 instead of parsing CCCL. A build :meth:`NvrtcCompiler.prepare` starts before the identity is known works
-the identity out in its child (:class:`_NamedLater`), and the first compile that knows it stops that build
+the identity out in its child (:class:`~._pch_store.NamedLater`), and the first compile that knows it stops that build
 where the store already keeps the PCH.
 
 Module state (STYLE 14): :data:`HEAP` (the process's PCH heap), :func:`default_compiler`
@@ -57,7 +57,7 @@ from typing import Any, Protocol
 from ..errors import ToolkitNotFoundError
 from ._pch import PchDirectory, PchEntry, Publish, can_fork
 from ._pch_heap import canonical_address, is_free, map_heap_at
-from ._pch_store import PchStore, default_store, store_key
+from ._pch_store import NamedLater, PchStore, default_store, store_key
 
 __all__ = ["CompileResult", "Compiler", "NvrtcCompiler", "default_compiler"]
 
@@ -414,7 +414,7 @@ class NvrtcCompiler:
             store, skey = stored
             kept = (store.path(skey), store.part(skey), functools.partial(store.seal, skey))
         elif later is not None and self.store is not None:
-            named = _NamedLater(self.store, key, later)
+            named = NamedLater(self.store, key, later, _store_name)
             kept = (self._dir.path / f"{key}.pch", self.store.part(key), named.publish)
             build = functools.partial(named.build, build)
             self._named_later.add(key)
@@ -449,14 +449,14 @@ class NvrtcCompiler:
 
     def _stored(self, key: str, identity: str) -> tuple[PchStore, str] | None:
         """The store and the entry's name there, where a PCH of ``key`` can be kept across processes."""
-        if self.store is None or not identity or (address := HEAP.where()) is None:
+        if self.store is None or not identity or (name := _store_name(key, identity)) is None:
             return None
         try:
             self.store.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             _log.debug("cuda.coop: precompiled headers are not kept: %s", exc)
             return None
-        return self.store, store_key(key, identity, address, _PCH_HEAP_BYTES)
+        return self.store, name
 
     def _at_exit(self) -> None:
         """Kill PCH builds in flight (nothing will use them; a detached one finishes and is kept) and remove the
@@ -465,46 +465,11 @@ class NvrtcCompiler:
             self._dir.close()
 
 
-class _NamedLater:
-    """The store name of a build forked before its header identity was known (:meth:`NvrtcCompiler.prepare`):
-    the child computes the identity in a thread while NVRTC, which releases the GIL, builds; then keeps the PCH
-    under the name it gives, or leaves it where another process kept one meanwhile."""
-
-    JOIN_SECONDS = 60.0
-    """How long the child waits for the identity after its build (a lock copied in the locked state by the fork
-    would never be released: the PCH is then not kept, and the process that forked it does not use it)."""
-
-    def __init__(self, store: PchStore, key: str, identity: Callable[[], str]) -> None:
-        self.store, self.key, self._identity = store, key, identity
-        self._result: list[str] = []
-        self._thread: threading.Thread | None = None
-
-    def build(self, inner: Callable[[str], bool], part: str) -> bool:
-        """In the child: start the identity's thread, then build at ``part``."""
-        self._thread = threading.Thread(target=self._resolve, daemon=True)
-        self._thread.start()
-        return inner(part)
-
-    def _resolve(self) -> None:
-        try:
-            self._result.append(self._identity())
-        except Exception as exc:  # the headers cannot be resolved: the compile will say so; keep nothing
-            _log.debug("cuda.coop: no identity for precompiled header %s: %r", self.key, exc)
-
-    def publish(self, part: Path, placed: Callable[[Path], object]) -> bool:
-        """In the child, after the build: keep it under its name (:meth:`PchStore.seal`)."""
-        if self._thread is not None:
-            self._thread.join(self.JOIN_SECONDS)
-        address = HEAP.where()
-        if not self._result or not self._result[0] or address is None:
-            part.unlink(missing_ok=True)
-            return False
-        skey = store_key(self.key, self._result[0], address, _PCH_HEAP_BYTES)
-        if (found := self.store.find(skey)) is not None:  # kept by another process while this one built
-            part.unlink(missing_ok=True)
-            placed(found)
-            return True
-        return self.store.seal(skey, part, placed)
+def _store_name(key: str, identity: str) -> str | None:
+    """The store name of ``key``'s PCH built in a heap where this process's is, or will be (None: not at the
+    canonical address, so not kept)."""
+    address = HEAP.where()
+    return None if address is None else store_key(key, identity, address, _PCH_HEAP_BYTES)
 
 
 def _steered_build(build: Callable[[str], bool], part: str) -> bool:

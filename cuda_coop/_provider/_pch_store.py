@@ -32,6 +32,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -40,7 +41,7 @@ from pathlib import Path
 
 from ._cache import settings
 
-__all__ = ["KEEP", "PchStore", "StoreStats", "default_store", "store_key"]
+__all__ = ["KEEP", "NamedLater", "PchStore", "StoreStats", "default_store", "store_key"]
 
 _log = logging.getLogger("cuda.coop")
 
@@ -196,6 +197,51 @@ class PchStore:
         """Remove every entry (a build in flight still publishes its own)."""
         for _, key in self._entries():
             self._remove(key)
+
+
+class NamedLater:
+    """The store name of a build forked before its header identity was known (``NvrtcCompiler.prepare``):
+    the child computes the identity in a thread while NVRTC, which releases the GIL, builds; then keeps the PCH
+    under the name it gives, or leaves it where another process kept one meanwhile."""
+
+    JOIN_SECONDS = 60.0
+    """How long the child waits for the identity after its build (a lock copied in the locked state by the fork
+    would never be released: the PCH is then not kept, and the process that forked it does not use it)."""
+
+    def __init__(
+        self, store: PchStore, key: str, identity: Callable[[], str], name: Callable[[str, str], str | None]
+    ) -> None:
+        """``identity()``: the header and toolkit identity; ``name(key, identity)``: the entry's name in ``store``
+        (None: the heap is not where kept PCHs are, so nothing is kept)."""
+        self.store, self.key, self._identity, self._name = store, key, identity, name
+        self._result: list[str] = []
+        self._thread: threading.Thread | None = None
+
+    def build(self, inner: Callable[[str], bool], part: str) -> bool:
+        """In the child: start the identity's thread, then build at ``part``."""
+        self._thread = threading.Thread(target=self._resolve, daemon=True)
+        self._thread.start()
+        return inner(part)
+
+    def _resolve(self) -> None:
+        try:
+            self._result.append(self._identity())
+        except Exception as exc:  # the headers cannot be resolved: the compile will say so; keep nothing
+            _log.debug("cuda.coop: no identity for precompiled header %s: %r", self.key, exc)
+
+    def publish(self, part: Path, placed: Callable[[Path], object]) -> bool:
+        """In the child, after the build: keep it under its name (:meth:`PchStore.seal`)."""
+        if self._thread is not None:
+            self._thread.join(self.JOIN_SECONDS)
+        skey = self._name(self.key, self._result[0]) if self._result and self._result[0] else None
+        if skey is None:
+            part.unlink(missing_ok=True)
+            return False
+        if (found := self.store.find(skey)) is not None:  # kept by another process while this one built
+            part.unlink(missing_ok=True)
+            placed(found)
+            return True
+        return self.store.seal(skey, part, placed)
 
 
 @functools.cache

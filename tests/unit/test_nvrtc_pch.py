@@ -490,6 +490,9 @@ def test_prepare_with_a_store_keeps_the_build_under_the_name_the_compile_looks_f
     result = c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     kept = store.path(_kept_name(c, "h\0t"))
     assert result.used_pch and fake.calls[-1][-1] == f"--use-pch={kept}" and c.pch_builds == 1
+    deadline = time.monotonic() + 30
+    while store.find(kept.stem) is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # usable once in place; the child seals it after
     assert store.find(kept.stem) == kept and store.stats().entries == 1
     c._at_exit()
     later = NvrtcCompiler(store=store)  # another process: the kept PCH, no build
