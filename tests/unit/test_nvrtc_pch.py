@@ -18,6 +18,8 @@ from tests.helpers.fakes import OK, FakeNvrtc
 
 PREAMBLE = "#include <cub/block/block_reduce.cuh>\n"
 OPTIONS = ("-arch=sm_90", "-rdc=true")
+CANONICAL = 0x600000000000
+"""The heap's canonical address in these tests."""
 
 
 class _Heap:
@@ -304,8 +306,9 @@ def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrt
     c._at_exit()
 
 
-def _stored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> _pch_store.PchStore:
-    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(0x600000000000))  # the heap at the canonical address
+def _stored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, placeable: bool = False) -> _pch_store.PchStore:
+    """A store, and the heap at the canonical address (``placeable``: not mapped yet, a child steers its own)."""
+    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=placeable))
     return _pch_store.PchStore(tmp_path / "pch")
 
 
@@ -470,8 +473,6 @@ def test_prepare_starts_the_build_only_where_nothing_is_kept(
     assert not (tmp_path / "pch").exists()
 
 
-CANONICAL = 0x600000000000
-
 
 def _kept_name(c: NvrtcCompiler, identity: str) -> str:
     key = c._pch_key(PREAMBLE, OPTIONS, None)
@@ -482,8 +483,7 @@ def _kept_name(c: NvrtcCompiler, identity: str) -> str:
 def test_prepare_with_a_store_keeps_the_build_under_the_name_the_compile_looks_for(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
 ) -> None:
-    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
-    store = _pch_store.PchStore(tmp_path / "pch")
+    store = _stored(monkeypatch, tmp_path, placeable=True)
     c = NvrtcCompiler(store=store)
     c.prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")  # the child works the identity out while it builds
     assert c.pch_builds == 1 and c.wait_for_pch(30) and not fake.calls
@@ -504,8 +504,7 @@ def test_prepare_with_a_store_keeps_the_build_under_the_name_the_compile_looks_f
 def test_an_early_build_is_stopped_where_an_earlier_process_kept_the_pch(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
 ) -> None:
-    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
-    store = _pch_store.PchStore(tmp_path / "pch")
+    store = _stored(monkeypatch, tmp_path, placeable=True)
     NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu",
                                                          preamble=PREAMBLE, identity="h\0t")
     fake.build_seconds = 5.0
@@ -523,8 +522,7 @@ def test_an_early_build_is_stopped_where_an_earlier_process_kept_the_pch(
 def test_an_early_build_without_an_identity_keeps_nothing(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc
 ) -> None:
-    monkeypatch.setattr(_nvrtc, "HEAP", _Heap(CANONICAL, placeable=True))
-    store = _pch_store.PchStore(tmp_path / "pch")
+    store = _stored(monkeypatch, tmp_path, placeable=True)
 
     def identity() -> str:
         raise OSError("the headers are gone")
