@@ -25,7 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import requires
+from typing import TYPE_CHECKING
+
+from tests.helpers import requires, seed
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # numba-cuda-mlir 0.5.x emits a NumPy DeprecationWarning while importing (np.timedelta64("nat")
 # on NumPy >= 2.3); import it once here, before pytest turns warnings into errors per test.
@@ -103,11 +108,23 @@ def _ci_skip_message(report: pytest.CollectReport | pytest.TestReport) -> str | 
     return f"skipped under CI=true, where nothing may be skipped: {reason}"
 
 
+@pytest.fixture
+def rng(request: pytest.FixtureRequest) -> np.random.Generator:
+    """This test's random generator, from the run's seed (``tests/helpers/seed.py``); a failure reports the seed."""
+    request.node.stash[_SEED] = base = seed.base_seed()
+    return seed.generator(request.node.nodeid, base)
+
+
+_SEED = pytest.StashKey[int]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     report = yield
     if (message := _ci_skip_message(report)) is not None:
         report.outcome, report.longrepr = "failed", message
+    if report.failed and (base := item.stash.get(_SEED, None)) is not None:
+        report.sections.append(("random seed", seed.rerun_hint(item.nodeid, base)))
     return report
 
 
