@@ -22,10 +22,9 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-
-from typing import TYPE_CHECKING
 
 from tests.helpers import requires, seed
 
