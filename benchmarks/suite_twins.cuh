@@ -15,6 +15,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_reduce_batched.cuh>
 #include <cub/warp/warp_scan.cuh>
 
 #include <cuda/std/functional>
@@ -236,5 +237,17 @@ __device__ __forceinline__ void warp_reduce(const T* x, T* partial)
   {
     partial[blockIdx.x * (BLOCK / 32) + threadIdx.x / 32] = total;
   }
+}
+// Each thread loads its ITEMS consecutive items (vectorized), one per batch; each warp sums every batch over its 32
+// lanes (ITEMS <= 32: lane l gets batch l's sum) and every lane writes what it got.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void warp_reduce_batched(const T* x, T* sums)
+{
+  using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::WarpReduceBatched<T, ITEMS>;
+  __shared__ typename Reduce::TempStorage temp[BLOCK / 32];
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  sums[blockIdx.x * BLOCK + threadIdx.x] = Reduce(temp[threadIdx.x / 32]).Sum(items);
 }
 } // namespace twins

@@ -90,6 +90,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "warp_load_store",
     "warp_merge_sort",
     "warp_reduce",
+    "warp_reduce_batched",
     "warp_scan",
     "warp_top_k",
 )

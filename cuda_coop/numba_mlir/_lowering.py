@@ -523,8 +523,9 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
 
 def _returns(method: Any, overload: Any, params: dict[str, Any]) -> Any:
     """The call's numba result type: the method's result, else its one scalar output, else none."""
-    if method.returns is not None:
-        return _ref_type(method.returns, params)
+    result = method.returns or overload.returns
+    if result is not None:
+        return _ref_type(result, params)
     scalars = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
     outs = [_ref_type(p.type or "dtype", params) for p in scalars]
     return outs[0] if len(outs) == 1 else types.Tuple(outs) if outs else types.none
