@@ -75,6 +75,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_discontinuity",
     "block_exchange",
     "block_histogram",
+    "block_load_to_shared",
     "block_load_store",
     "block_merge_sort",
     "block_radix_rank",

@@ -335,6 +335,11 @@ class Param:
     pad: Pad | None = None
     """For a count (``count_limit``) the CUB class does not take: the wrapper honours it by padding the tile
     (:class:`~._pad.Pad`) and does not pass it to CUB."""
+    align: int = 0
+    """For a POINTER: the alignment in bytes its first item (``p[offset]``) must have, a power of two (0: the item
+    type's own). A ``cuda.shared.array`` (``cuda.local.array``) must be a whole one declared with ``alignment=`` at
+    least this: a slice of one, or one declared with less, is refused. For a global array a constant offset that
+    breaks it is refused; otherwise it is the caller's documented precondition."""
     uniform: bool = False
     """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
     (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
@@ -385,6 +390,8 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only operators combining values are associative or commutative")
         if self.pad is not None and self.count_limit is None:
             raise ValueError(f"parameter {self.name!r}: only counts pad a tile")
+        if self.align and (self.kind is not ArgKind.POINTER or self.align & (self.align - 1)):
+            raise ValueError(f"parameter {self.name!r}: only POINTER parameters have an alignment, a power of two")
 
     def _check_default(self) -> None:
         limited = self.default is not None or self.bounds is not None or self.at_least is not None

@@ -114,8 +114,26 @@ def _origin(func_ir: Any, var: Any, depth: int = 0) -> ArrayOrigin:
         if kind is not None:
             shape = _array_shape(func_ir, d)
             extent = shape[0] if isinstance(shape, tuple) and len(shape) == 1 and shape[0] > 0 else None
-            return ArrayOrigin(kind, extent, root=("alloc", id(d)), what=f"a cuda.{kind}.array of shape {shape}")  # type: ignore[arg-type]
+            what = f"a cuda.{kind}.array of shape {shape}"
+            return ArrayOrigin(kind, extent, root=("alloc", id(d)), what=what, align=_array_align(func_ir, d))  # type: ignore[arg-type]
     return ArrayOrigin(what="not an array defined in this kernel")
+
+
+_DEFAULT_ALIGN = 8
+"""The alignment in bytes of a ``cuda.local.array`` / ``cuda.shared.array`` declared without an alignment
+(numba-cuda-mlir 0.5's default)."""
+
+
+def _array_align(func_ir: Any, call: Any) -> int | None:
+    """The ``alignment=`` of an array's definition (or numba-cuda-mlir's own ``alignas=``, which its 0.5 typing refuses,
+    or the third positional argument): :data:`_DEFAULT_ALIGN` when omitted (or None), None when it is not a
+    compile-time integer."""
+    kws = dict(call.kws)
+    var = kws.get("alignas", kws.get("alignment", call.args[2] if len(call.args) > 2 else None))
+    value = None if var is None else _resolve(func_ir, var)
+    if value is None:
+        return _DEFAULT_ALIGN
+    return int(value) if isinstance(value, int | np.integer) and not isinstance(value, bool) else None
 
 
 def _array_shape(func_ir: Any, call: Any) -> Any:

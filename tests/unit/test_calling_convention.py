@@ -5,7 +5,8 @@ The rule (docs/calling-model.rst):
 1. positional, in this order: the data the call reads (the first required argument it reads: ``x``, ``keys``,
    ``samples``, ``run_values``), the other required per-thread arrays it reads (a scatter's ``ranks``,
    ``valid_flags``), the required arrays it writes (``head_flags``, ``indices``, ``out_keys``, ``counters``...),
-   then the required operator; ``load``/``store`` take their memory array first, as CUB's ``Load(ptr, items)``;
+   then the required operator; ``load``/``store`` take their memory array first, as CUB's ``Load(ptr, items)``,
+   and ``load_to_shared`` its two, ``(src, dst)``;
 2. keyword-only: everything else (optional arrays, every other scalar, required or not, compile-time options);
 3. names: ``x`` for the items read but where a domain name is used, ``items`` only for load/store's per-thread array;
 4. related functions share their defaults; every sort and rank takes ``valid_items=``;
@@ -75,6 +76,8 @@ def test_the_data_read_is_x_or_a_domain_name(prim: Primitive) -> None:
     first = expected_positional(prim)[:1]
     if prim.name.endswith(("load", "store")):
         assert prim.positional == ("src" if prim.name.endswith("load") else "dst", "items")
+    elif prim.name.endswith("load_to_shared"):  # memory to memory: the array read, then the one written
+        assert prim.positional == ("src", "dst")
     elif first and prim.param(first[0]) is not None and prim.param(first[0]).access != "out":  # type: ignore[union-attr]
         assert first[0] in {"x", *DOMAIN_NAMES}, prim.name
     assert "items" not in prim.signature.parameters or prim.name.endswith(("load", "store")), prim.name
