@@ -595,7 +595,13 @@ class PrimitiveSpec:
     """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
     support: str = ""
     """C++ source defining ``cub_class`` when it is cuda-coop's own composition of CUB classes (argsort,
-    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``."""
+    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``. With
+    ``preamble=False`` it starts with the ``#include`` of ``header``."""
+    preamble: bool = True
+    """Whether ``header`` is in the fixed include preamble of every provider (and so in its precompiled header).
+    False for a header that older CCCLs lack (``cub/warp/warp_reduce_batched.cuh``, 3.4): providers that use the spec
+    include it in ``support``, after the CCCL version check, so a CCCL of the wrong version first on the include path
+    still fails with that check's message rather than a missing file."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""
@@ -608,6 +614,8 @@ class PrimitiveSpec:
             raise ValueError(f"{self.name}: duplicate template parameter names")
         if self.scope is Scope.WARP and "threads" not in names:
             raise ValueError(f"{self.name}: warp-scope primitives need a 'threads' template parameter")
+        if not self.preamble and not self.support.startswith(f"#include <{self.header}>\n"):
+            raise ValueError(f"{self.name}: a header outside the preamble is included first in the spec's support")
         for method in self.methods:
             for ov in method.overloads:
                 kinds = {t.name: t.kind for t in (*self.tparams, *ov.tparams)}

@@ -85,6 +85,8 @@ def _fits(b: Binding) -> bool:
 
 
 SUPPORT = """\
+#include <cub/block/block_load_to_shared.cuh>
+
 namespace cuda_coop
 {
 // cub::detail::BlockLoadToShared in one call: the tile's largest prefix of whole 16-byte chunks goes through CUB's
@@ -177,6 +179,7 @@ BLOCK_LOAD_TO_SHARED = register_primitive(
             ),
         ),
         support=SUPPORT,
+        preamble=False,  # a header CCCL 3.0 lacks: included after the version check, where used
         doc="Block-wide copy of a tile from global to shared memory (``cub::detail::BlockLoadToShared``: bulk copy on "
         "sm_90, ``cp.async`` on sm_80, 16-byte loads and stores before). ``cub::detail`` is CUB's internal namespace, "
         "with no stability promise between CCCL releases: cuda-coop ships the CCCL it was tested with (3.6), and its "

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
 
 import cuda.coop as coop
 from cuda.coop._provider import plan
-from cuda.coop._specs import ArgKind, Method, Overload, Param, Request, bind, get_primitive
+from cuda.coop._specs import ArgKind, Method, Overload, Param, Request, bind, get_primitive, headers
 from cuda.coop._specs._contracts import describe
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import render_plan
@@ -118,3 +119,16 @@ def test_commutative_is_declared_and_described() -> None:
         Param(name="compare", kind=ArgKind.OPERATOR, returns="bool", args=("dtype", "dtype"), commutative=True)
     op = SPEC.methods[0].overload("array").params[-1]
     assert describe(op).startswith("associative and commutative: ``'-'`` is refused")
+
+
+def test_the_header_is_included_after_the_cccl_version_check() -> None:
+    """``cub/warp/warp_reduce_batched.cuh`` is new in CCCL 3.4: it stays out of every provider's preamble (and its
+    precompiled header) and comes after the version check in the providers that use it, so an older CCCL first on the
+    include path fails with the check's message, not a missing file (tests/compile/test_provider.py)."""
+    assert SPEC.header not in headers() and get_primitive("block_load_to_shared").header not in headers()
+    text = render_plan(plan([_request("sum_batched", "one", batches=2, threads=2)], (64,)))
+    assert text.index("static_assert(CCCL_VERSION == 3006000") < text.index(f"#include <{SPEC.header}>")
+    assert f"#include <{SPEC.header}>" not in render_plan(plan([Request("warp_reduce", "sum", "scalar",
+                                                                        dtype="float32")], (64,)))
+    with pytest.raises(ValueError, match="included first in the spec's support"):
+        dataclasses.replace(SPEC, support="")
