@@ -27,9 +27,11 @@ def arg_kernel(shape: coop.RowShape, dtype: np.dtype, largest: bool = True, load
     or smallest item of row ``r`` of ``n`` items of ``x`` and its first position (``where`` is int64)."""
     ITEMS, TILE, item = shape.items_per_thread, shape.tile, np.dtype(dtype).type
     if np.dtype(dtype).kind in "iu":
+        key = item
         PAD = item(np.iinfo(dtype).min if largest else np.iinfo(dtype).max)
     else:                                                    # floats (ml_dtypes.bfloat16's kind is "V")
-        PAD = item(-np.inf if largest else np.inf)
+        key = np.float32 if np.dtype(dtype).itemsize < 4 else item   # compare 2-byte floats as float32
+        PAD = key(-np.inf if largest else np.inf)
 
     @cuda.jit(device=True)
     def better(v, best):
@@ -48,8 +50,9 @@ def arg_kernel(shape: coop.RowShape, dtype: np.dtype, largest: bool = True, load
             else:
                 coop.block.load(x, items, offset=start + base, valid_items=n - base, oob_default=PAD, algorithm=load)
             for i in range(ITEMS):
-                if better(items[i], best):
-                    best, where = items[i], base + first + i
+                v = key(items[i])
+                if better(v, best):
+                    best, where = v, base + first + i
         if largest:
             value, position = coop.block.argmax(best, index=where)
         else:

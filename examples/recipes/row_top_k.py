@@ -28,7 +28,7 @@ def top_k_kernel(shape: coop.RowShape, dtype: np.dtype, k: int, load: str = "aut
     of row ``r`` of ``n`` items, largest first, ``indices`` (int32) their positions in the row."""
     ITEMS, TILE, THREADS, item = shape.items_per_thread, shape.tile, shape.threads, np.dtype(dtype).type
     STEP = TILE - k                                          # new items a later tile brings
-    PAD = item(np.iinfo(dtype).min) if np.dtype(dtype).kind in "iu" else item(-np.inf)   # ml_dtypes: kind "V"
+    PAD = item(np.iinfo(dtype).min) if np.dtype(dtype).kind in "iu" else np.float32(-np.inf)   # any float type
 
     @cuda.jit
     def row_top_k(x, values, indices, n):
