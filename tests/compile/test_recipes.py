@@ -1,8 +1,8 @@
 """The recipe gallery (examples/recipes/) compiles for sm_90 without a GPU (compile tier).
 
 Each recipe's script path without a GPU (``compile_only``) runs in this process, and a covering set of its kernels
-(each recipe once in float32 at the shape ``coop.row_shape`` picks, plus the other item types the peers benchmark
-times: float16/bfloat16 top-k, float16 softmax, bfloat16 argmax, int32 argmin and cumsum) compiles with no local memory. The GPU
+(each recipe once in float32 at the shape ``coop.row_shape`` picks, plus other item types: float16/bfloat16 top-k,
+float16 softmax, bfloat16 argmax, int32 argmin and cumsum) compiles with no local memory. The GPU
 tier (tests/gpu/test_recipes.py) runs the recipes against NumPy over row lengths, item types and shapes.
 """
 
