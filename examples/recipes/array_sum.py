@@ -53,11 +53,12 @@ def resident_blocks(shape: coop.RowShape, n: int) -> int:
     return max(1, min(shape.tiles(n), device.MULTIPROCESSOR_COUNT * per_sm))
 
 
-def array_sum(x, total, partial=None, *, stream=0, load: str = "auto") -> None:
+def array_sum(x, total, partial=None, *, shape: coop.RowShape | None = None, stream=0, load: str = "auto") -> None:
     """``total[0]`` = the sum of the 1-D device array ``x``; ``partial``: a device array of ``x``'s type and at
-    least ``blocks`` items, allocated when not given."""
+    least ``resident_blocks(shape, n)`` items, allocated when not given. ``shape``: the block shape,
+    ``coop.row_shape(n, x.dtype)`` when not given."""
     n = x.size
-    shape = coop.row_shape(n, x.dtype)
+    shape = shape or coop.row_shape(n, x.dtype)
     blocks = resident_blocks(shape, n)
     if partial is None:
         partial = cuda.device_array(blocks, x.dtype, stream=stream)

@@ -69,11 +69,13 @@ def resident_blocks(shape: coop.RowShape, n: int) -> int:
     return max(1, min(shape.tiles(n), device.MULTIPROCESSOR_COUNT * per_sm))
 
 
-def byte_histogram(data, hist, partial=None, *, stream=0, load: str = "auto") -> None:
+def byte_histogram(data, hist, partial=None, *, shape: coop.RowShape | None = None, stream=0,
+                   load: str = "auto") -> None:
     """``hist`` (256 int64) = the count of each byte value in ``data`` (a 1-D uint8 device array); ``partial``:
-    a uint32 device array of at least ``blocks * 256`` items, allocated when not given."""
+    a uint32 device array of at least ``resident_blocks(shape, n) * 256`` items, allocated when not given.
+    ``shape``: the block shape, ``coop.row_shape(n, np.uint8)`` when not given."""
     n = data.size
-    shape = coop.row_shape(n, np.uint8)
+    shape = shape or coop.row_shape(n, np.uint8)
     blocks = resident_blocks(shape, n)
     if partial is None:
         partial = cuda.device_array(blocks * BINS, np.uint32, stream=stream)

@@ -64,10 +64,11 @@ def arg_kernel(shape: coop.RowShape, dtype: np.dtype, largest: bool = True, load
     return row_arg
 
 
-def arg_rows(x, best, where, n: int, *, largest: bool = True, stream=0, load: str = "auto") -> None:
+def arg_rows(x, best, where, n: int, *, largest: bool = True, shape: coop.RowShape | None = None, stream=0,
+             load: str = "auto") -> None:
     """``best[r], where[r]`` = the largest (``largest``) or smallest item of each row of ``n`` items of ``x`` and
-    its first position (1-D device arrays; ``where`` int64)."""
-    shape = coop.row_shape(n, x.dtype)
+    its first position (1-D device arrays; ``where`` int64). ``shape``: ``coop.row_shape(n, x.dtype)`` if not given."""
+    shape = shape or coop.row_shape(n, x.dtype)
     arg_kernel(shape, x.dtype, largest, load)[x.size // n, shape.threads, stream](x, best, where, n)
 # example-end recipe_row_argmax
 

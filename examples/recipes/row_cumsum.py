@@ -49,9 +49,10 @@ def cumsum_kernel(shape: coop.RowShape, dtype: np.dtype, load: str = "auto"):
     return row_cumsum
 
 
-def cumsum_rows(x, y, n: int, *, stream=0, load: str = "auto") -> None:
-    """``y = np.cumsum(x, axis=1)`` over rows of ``n`` items (1-D device arrays of ``rows * n`` items)."""
-    shape = coop.row_shape(n, x.dtype)
+def cumsum_rows(x, y, n: int, *, shape: coop.RowShape | None = None, stream=0, load: str = "auto") -> None:
+    """``y = np.cumsum(x, axis=1)`` over rows of ``n`` items (1-D device arrays of ``rows * n`` items). ``shape``:
+    the block shape, ``coop.row_shape(n, x.dtype)`` when not given."""
+    shape = shape or coop.row_shape(n, x.dtype)
     cumsum_kernel(shape, x.dtype, load)[x.size // n, shape.threads, stream](x, y, n)
 # example-end recipe_row_cumsum
 

@@ -84,10 +84,11 @@ def layer_norm_kernel(shape: coop.RowShape, dtype: np.dtype, load: str = "auto")
     return row_layer_norm
 
 
-def layer_norm_rows(x, weight, bias, y, n: int, eps: float = 1e-5, *, stream=0, load: str = "auto") -> None:
+def layer_norm_rows(x, weight, bias, y, n: int, eps: float = 1e-5, *, shape: coop.RowShape | None = None, stream=0,
+                    load: str = "auto") -> None:
     """``y = layer_norm(x) * weight + bias`` over rows of ``n`` items (1-D device arrays; ``weight`` and ``bias``
-    of ``n`` items)."""
-    shape = coop.row_shape(n, x.dtype)
+    of ``n`` items). ``shape``: the block shape, ``coop.row_shape(n, x.dtype)`` when not given."""
+    shape = shape or coop.row_shape(n, x.dtype)
     kernel = layer_norm_kernel(shape, x.dtype, load)
     kernel[x.size // n, shape.threads, stream](x, weight, bias, y, n, np.float32(eps))
 # example-end recipe_row_layer_norm

@@ -70,9 +70,10 @@ def softmax_kernel(shape: coop.RowShape, dtype: np.dtype, load: str = "auto"):
     return row_softmax
 
 
-def softmax_rows(x, y, n: int, *, stream=0, load: str = "auto") -> None:
-    """``y = softmax(x)`` over rows of ``n`` items: ``x`` and ``y`` are 1-D device arrays of ``rows * n`` items."""
-    shape = coop.row_shape(n, x.dtype)
+def softmax_rows(x, y, n: int, *, shape: coop.RowShape | None = None, stream=0, load: str = "auto") -> None:
+    """``y = softmax(x)`` over rows of ``n`` items: ``x`` and ``y`` are 1-D device arrays of ``rows * n`` items.
+    ``shape``: the block shape, ``coop.row_shape(n, x.dtype)`` when not given."""
+    shape = shape or coop.row_shape(n, x.dtype)
     softmax_kernel(shape, x.dtype, load)[x.size // n, shape.threads, stream](x, y, n)
 # example-end recipe_row_softmax
 

@@ -78,9 +78,11 @@ def sort_shape(n: int, key_dtype) -> coop.RowShape:
     return shape
 
 
-def sort_rows(keys_in, keys_out, n: int, *, values_in=None, values_out=None, stream=0, load: str = "auto") -> None:
-    """Sort each row of ``n`` keys of ``keys_in`` into ``keys_out`` (with ``values_in`` into ``values_out``)."""
-    shape = sort_shape(n, keys_in.dtype)
+def sort_rows(keys_in, keys_out, n: int, *, values_in=None, values_out=None, shape: coop.RowShape | None = None,
+              stream=0, load: str = "auto") -> None:
+    """Sort each row of ``n`` keys of ``keys_in`` into ``keys_out`` (with ``values_in`` into ``values_out``).
+    ``shape``: the block shape (its tile at least ``n``), :func:`sort_shape` when not given."""
+    shape = shape or sort_shape(n, keys_in.dtype)
     rows = keys_in.size // n
     if values_in is None:
         sort_kernel(shape, keys_in.dtype, None, load)[rows, shape.threads, stream](keys_in, keys_out, n)

@@ -67,10 +67,11 @@ def top_k_shape(n: int, dtype) -> coop.RowShape:
     return coop.row_shape(n, dtype, max_threads=min(1024, 8192 // coop.row_shape(1, dtype).items_per_thread))
 
 
-def top_k_rows(x, values, indices, n: int, k: int, *, stream=0, load: str = "auto") -> None:
+def top_k_rows(x, values, indices, n: int, k: int, *, shape: coop.RowShape | None = None, stream=0,
+               load: str = "auto") -> None:
     """The ``k`` largest items of each row of ``n`` items of ``x`` into ``values``, their positions into
-    ``indices`` (int32), ``k`` per row."""
-    shape = top_k_shape(n, x.dtype)
+    ``indices`` (int32), ``k`` per row. ``shape``: the block shape, :func:`top_k_shape` when not given."""
+    shape = shape or top_k_shape(n, x.dtype)
     if not 1 <= k <= n or k >= shape.tile:
         raise ValueError(f"k={k} must be from 1 to the row's length ({n}) and below the tile ({shape.tile})")
     top_k_kernel(shape, x.dtype, k, load)[x.size // n, shape.threads, stream](x, values, indices, n)
