@@ -40,7 +40,7 @@ class RowShape:
 
     @property
     def tile(self) -> int:
-        """Items the block holds at once: ``threads * items_per_thread``."""
+        """The number of items the block holds at once, ``threads * items_per_thread``."""
         return self.threads * self.items_per_thread
 
     def tiles(self, n: int) -> int:
@@ -71,7 +71,7 @@ def row_shape(n: int, dtype: Any, *, max_threads: int = MAX_THREADS) -> RowShape
     n:
         The row's length in items, at least 1.
     dtype:
-        The item type: anything :func:`numpy.dtype` takes (``np.float32``, ``"int8"``, ``ml_dtypes.bfloat16``).
+        The item type: anything ``numpy.dtype`` takes (``np.float32``, ``"int8"``, ``ml_dtypes.bfloat16``).
     max_threads:
         The largest block to pick: a power of two from 32 to 1024 (lower it for a kernel whose shared memory
         or registers limit its block size).
