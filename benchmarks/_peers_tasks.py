@@ -55,12 +55,20 @@ def _torch_full(env: Env, shape: tuple[int, ...], value: Any, like: Any) -> Any:
 
 
 def _triton(env: Env, name: str, n: int, call: Any, fetch: Any) -> dict[str, Impl]:
-    """One implementation per ``num_warps`` that Triton is timed with; ``call(num_warps)`` makes its outputs."""
+    """One implementation per ``num_warps`` that Triton is timed with; ``call(num_warps)`` makes its outputs. None
+    for a row longer than one Triton program holds (:func:`_long_rows` names the reason)."""
     impls = {}
     for warps in env.triton.warps(n):
         outputs, launch = call(warps)
         impls[f"triton {name} nw={warps}"] = Impl(env.on_torch(launch, {}), lambda o=outputs: fetch(*o))
     return impls
+
+
+def _long_rows(env: Env, n: int) -> dict[str, str]:
+    """The reason there is no Triton kernel for rows of ``n`` items, if there is none."""
+    if env.triton is None or env.triton.warps(n):
+        return {}
+    return {"triton": f"n/a: rows of {n} items (the Triton kernels hold a row of at most {env.triton.MAX_ROW})"}
 
 
 # --- row top-k ----------------------------------------------------------------------------------------------------
@@ -102,7 +110,7 @@ def top_k(rows: int, n: int, dtype: str, k: int, *, quick: bool = False) -> Task
                 return (v, i), lambda: env.triton.top_k(tx, v, i, k, warps)
 
             impls |= _triton(env, "tl.topk", n, triton_call, lambda v, i: (host(v), host(i)))
-        return Setup(impls, missing_peers(env, cupy="CuPy has no top-k"), check,
+        return Setup(impls, missing_peers(env, cupy="CuPy has no top-k") | _long_rows(env, n), check,
                      rows * n * dt.itemsize + rows * k * (dt.itemsize + 4), pick, alternatives,
                      auto_picks(pick, {dtype: dtype, "int32": "int32"}))
 
@@ -140,7 +148,7 @@ def softmax(rows: int, n: int, dtype: str, *, quick: bool = False) -> Task:
                 return (y,), lambda: env.triton.softmax(tx, y, warps)
 
             impls |= _triton(env, "softmax (tutorial)", n, triton_call, lambda y: (host(y),))
-        return Setup(impls, missing_peers(env, cupy="CuPy has no fused softmax"),
+        return Setup(impls, missing_peers(env, cupy="CuPy has no fused softmax") | _long_rows(env, n),
                      lambda out: close(out[0].reshape(rows, n), want, TOLERANCE[dtype]), 2 * rows * n * dt.itemsize,
                      pick, alternatives, auto_picks(pick, {dtype: dtype}))
 
@@ -174,7 +182,7 @@ def layer_norm(rows: int, n: int, *, quick: bool = False, eps: float = 1e-5) -> 
                 return (y,), lambda: env.triton.layer_norm(tx, tw, tb, y, eps, warps)
 
             impls |= _triton(env, "layer norm (whole row)", n, triton_call, lambda y: (host(y),))
-        return Setup(impls, missing_peers(env, cupy="CuPy has no fused layer norm"),
+        return Setup(impls, missing_peers(env, cupy="CuPy has no fused layer norm") | _long_rows(env, n),
                      lambda out: close(out[0].reshape(rows, n), want, 1e-4, 1e-4), 2 * (rows + 1) * n * 4, pick,
                      alternatives, auto_picks(pick, {"float32": "float32"}))
 
@@ -227,8 +235,8 @@ def arg(rows: int, n: int, *, largest: bool = True, quick: bool = False) -> Task
             reduce_c = env.cupy.argmax if largest else env.cupy.argmin
             impls[f"cupy.{name}"] = Impl(env.on_cupy(lambda: reduce_c(cx, axis=1), out_c),
                                          lambda: (host(out_c["result"]),))
-        return Setup(impls, missing_peers(env), check, rows * n * 4 + rows * 12, pick, alternatives,
-                     auto_picks(pick, {"float32": "float32"}))
+        return Setup(impls, missing_peers(env) | _long_rows(env, n), check, rows * n * 4 + rows * 12, pick,
+                     alternatives, auto_picks(pick, {"float32": "float32"}))
 
     return Task(f"row {name}", f"{rows}x{n} float32", build, quick)
 
@@ -268,7 +276,7 @@ def cumsum(rows: int, n: int, dtype: str, *, quick: bool = False) -> Task:
             cx, out_c = env.cupy_view(d_x, (rows, n)), {}
             impls["cupy.cumsum"] = Impl(env.on_cupy(lambda: env.cupy.cumsum(cx, axis=1, dtype=cx.dtype), out_c),
                                         lambda: (host(out_c["result"]),))
-        return Setup(impls, missing_peers(env), lambda out: equal(out[0].reshape(rows, n), want),
+        return Setup(impls, missing_peers(env) | _long_rows(env, n), lambda out: equal(out[0].reshape(rows, n), want),
                      2 * rows * n * dt.itemsize, pick, alternatives, auto_picks(pick, {dtype: dtype}))
 
     return Task("row cumsum", f"{rows}x{n} {dtype}", build, quick)
@@ -343,7 +351,7 @@ def sort(rows: int, n: int, *, pairs: bool = False, quick: bool = False) -> Task
                                           lambda: (host(out_c["result"]),))
         moved = 2 * rows * n * (8 if pairs else 4)
         auto = auto_picks(pick, {"float32": "float32", **({"int32": "int32"} if pairs else {})})
-        return Setup(impls, missing_peers(env), check, moved, pick, alternatives, auto)
+        return Setup(impls, missing_peers(env) | _long_rows(env, n), check, moved, pick, alternatives, auto)
 
     return Task("row sort", f"{rows}x{n} float32 {'pairs (int32 values)' if pairs else 'keys'}", build, quick)
 
@@ -393,7 +401,7 @@ def histogram(n: int, *, quick: bool = False) -> Task:
                                            lambda: (host(out["result"]),))
         if env.triton:
             def triton_call(warps: int) -> tuple[tuple[Any, ...], Any]:
-                h = _torch_full(env, (256,), -1, env.torch.int64)
+                h = _torch_full(env, (256,), -1, env.torch.int32)
                 return (h,), lambda: env.triton.histogram(td, h, env.sms * 4, warps)
 
             impls |= _triton(env, "tl.histogram + atomics", 8192, triton_call, lambda h: (host(h),))

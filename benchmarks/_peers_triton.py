@@ -128,7 +128,7 @@ def _histogram(x_ptr, hist_ptr, n, BLOCK: tl.constexpr):
         padded += (offs >= n).to(tl.int32)
     bins = tl.arange(0, 256)
     counts -= tl.where(bins == 0, tl.sum(padded, axis=0), 0)
-    tl.atomic_add(hist_ptr + bins, counts.to(tl.int64))
+    tl.atomic_add(hist_ptr + bins, counts)
 
 
 @triton.jit
@@ -141,9 +141,16 @@ def _sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(out_ptr, tl.sum(acc, axis=0))
 
 
+MAX_ROW = 8192
+"""The longest row these kernels take: one program holds the whole row (a longer one would loop over blocks)."""
+
+
 def warps(n: int) -> tuple[int, ...]:
-    """The ``num_warps`` peers.py times for a row of ``n`` items (the tutorial's choice among them)."""
+    """The ``num_warps`` peers.py times for a row of ``n`` items (the tutorial's choice among them); none for a row
+    longer than :data:`MAX_ROW`."""
     block = triton.next_power_of_2(n)
+    if block > MAX_ROW:
+        return ()
     return (4, 8) if block < 2048 else (8, 16) if block < 8192 else (16, 32)
 
 
@@ -184,7 +191,8 @@ def top_k(x: torch.Tensor, values: torch.Tensor, where: torch.Tensor, k: int, nu
 
 
 def histogram(x: torch.Tensor, hist: torch.Tensor, programs: int, num_warps: int) -> None:
-    """``hist`` (256 int64) = the byte counts of ``x``: zeroed, then every program adds its counts."""
+    """``hist`` (256 int32) = the byte counts of ``x`` (fewer than 2**31 bytes): zeroed, then every program adds its
+    counts."""
     hist.zero_()
     _histogram[(programs,)](x, hist, x.numel(), BLOCK=8192, num_warps=num_warps)
 
