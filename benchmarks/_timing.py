@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -87,14 +88,18 @@ class HeldTimer:
             raise failure[0]
         return waited
 
-    def sample_unheld(self, launch: Callable[[], None]) -> tuple[float, float]:
-        """As :meth:`sample`, without holding the stream: for a launch that waits for the GPU itself."""
+    def _batch(self, launch: Callable[[], None]) -> tuple[Any, Any, float]:
+        """Events around ``BATCH`` calls of ``launch``, and the host microseconds per call."""
         begin = self._stream.record(options=self._timing)
         start = time.perf_counter()
         for _ in range(BATCH):
             launch()
         host_us = (time.perf_counter() - start) / BATCH * 1e6
-        end = self._stream.record(options=self._timing)
+        return begin, self._stream.record(options=self._timing), host_us
+
+    def sample_unheld(self, launch: Callable[[], None]) -> tuple[float, float]:
+        """As :meth:`sample`, without holding the stream: for a launch that waits for the GPU itself."""
+        begin, end, host_us = self._batch(launch)
         end.sync()
         return (end - begin) / BATCH, host_us
 
@@ -102,12 +107,7 @@ class HeldTimer:
         """(GPU milliseconds per launch, host microseconds per launch call) of ``BATCH`` calls of ``launch``."""
         self._hold()
         try:
-            begin = self._stream.record(options=self._timing)
-            start = time.perf_counter()
-            for _ in range(BATCH):
-                launch()
-            host_us = (time.perf_counter() - start) / BATCH * 1e6
-            end = self._stream.record(options=self._timing)
+            begin, end, host_us = self._batch(launch)
         finally:
             self._free()
         end.sync()

@@ -109,9 +109,9 @@ def table(result: dict[str, Any]) -> str:
 def main(argv: list[str]) -> int:
     path = Path(argv[0]) if argv else DEFAULT
     result = json.loads(path.read_text())
-    path.with_suffix(".svg").write_text(svg(result))
-    path.with_suffix(".csv").write_text(table(result))
-    print(f"wrote {path.with_suffix('.svg')} and {path.with_suffix('.csv')}")
+    for drawn, text in ((path.with_suffix(".svg"), svg(result)), (path.with_suffix(".csv"), table(result))):
+        drawn.write_text(text)
+        print(f"wrote {drawn}")
     return 0
 
 
