@@ -78,8 +78,8 @@ def _rows(rng: np.random.Generator, rows: int, n: int, dtype: Any) -> np.ndarray
 
 
 def _tolerance(dtype: Any) -> float:
-    """Output rounding: float32 results have float32 math; 2-byte results are rounded once to their type."""
-    return {"float32": 2e-6, "float16": 2e-3, "bfloat16": 1.6e-2}[np.dtype(dtype).name]
+    """Relative error: float32 sums of up to 3 tiles of 8192 terms, exp's ulps; 2-byte results rounded to their type."""
+    return {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}[np.dtype(dtype).name]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -104,7 +104,7 @@ def test_row_softmax_other_shapes_and_loads(rng: np.random.Generator, shape: str
     y = poisoned(rows * n, np.float32, np.nan)
     s = shape_of(shape)
     m.softmax_kernel(s, np.dtype(np.float32), load)[rows, s.threads](device(x), y, n)
-    np.testing.assert_allclose(output(y, rows * n).reshape(rows, n), m.softmax_reference(x), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(output(y, rows * n).reshape(rows, n), m.softmax_reference(x), rtol=1e-5, atol=1e-7)
 
 
 def _layer_norm_inputs(rng: np.random.Generator, rows: int, n: int, dtype: Any) -> tuple[np.ndarray, ...]:
