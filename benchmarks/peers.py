@@ -113,11 +113,15 @@ def run_task(task: Task, env: Env, timer: HeldTimer, stream: Any, reps: int, che
     if check_only:
         return row
     good = {name: impl.launch for name, impl in setup.impls.items() if verdicts[name] == "ok"}
-    for _ in range(WARMUP - 1):
-        for launch in good.values():
-            launch()
-    unheld = {name for name, launch in good.items() if timer.holds_host(launch)}
-    ms = time_interleaved(timer, good, unheld, reps)
+    try:
+        for _ in range(WARMUP - 1):
+            for launch in good.values():
+                launch()
+        unheld = {name for name, launch in good.items() if timer.holds_host(launch)}
+        ms = time_interleaved(timer, good, unheld, reps)
+    except Exception as exc:  # a launch that failed after its check: the row says so, the run goes on
+        traceback.print_exc()
+        return row | {"error": f"while timing: {type(exc).__name__}: {exc}"}
     peers = {name: t for name, t in ms.items() if not name.startswith(COOP)}
     coop_ms = ms.get(COOP)
     peer = min(peers, key=peers.__getitem__) if peers else None

@@ -185,3 +185,11 @@ def test_every_task_belongs_to_a_recipe_of_the_gallery(peers: ModuleType) -> Non
 
     named = {t for tasks in coop_peers.RECIPE_TASKS.values() for t in tasks}
     assert {t.task for t in peers.sys.modules["_peers_tasks"].tasks()} == named
+
+
+def test_a_launch_that_fails_while_timed_is_the_row_s_error(peers: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup, launches = _setup(peers, {peers.COOP: 7, "torch.softmax": 7}, {})
+    timer = FakeTimer({launches[peers.COOP]: 1.0})           # torch.softmax's sample raises KeyError
+    row = _run(peers, monkeypatch, setup, timer)
+    assert row["error"].startswith("while timing: KeyError") and row["check"]["torch.softmax"] == "ok"
+    assert peers._failed(row, check_only=False)
