@@ -19,13 +19,10 @@ from typing import Any
 from cuda.coop._provider import Toolchain
 from cuda.coop._provider._nvrtc import CompileResult
 
-__all__ = ["HANG_SECONDS", "OK", "TOOLCHAIN", "FakeBackend", "FakeClock", "FakeCompiler", "FakeNvrtc"]
+__all__ = ["OK", "TOOLCHAIN", "FakeBackend", "FakeClock", "FakeCompiler", "FakeNvrtc"]
 
 OK = object()
 """The success code FakeNvrtc returns."""
-HANG_SECONDS = 600.0
-"""The bound of a wait for something that happens at once unless the code under test hangs (a fake build's child that
-was let go, a subprocess): reached only by a hang, never by a slow machine; no test measures time with it."""
 
 TOOLCHAIN = Toolchain(
     cccl_include_roots=(Path("/cccl/include"),),

@@ -3,7 +3,8 @@
 Nothing here depends on how fast the machine is: a build a test needs in flight is held in its child until the test
 lets it go (``FakeNvrtc.hold``), and where the policy reads the time (how long compiles take, when a build is
 expected to end, how long to wait for it) the compiler's clock is a ``FakeClock``, whose time passes only by the fake
-compiles and waits. Waits for a build to end are bounded by ``HANG_SECONDS``, which only a hang reaches.
+compiles and waits. Waits for a build to end are bounded by ``HANG_SECONDS`` (``tests/helpers/waits.py``), which
+only a hang reaches.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import pytest
 
 from cuda.coop._provider import _nvrtc, _pch, _pch_store
 from cuda.coop._provider._nvrtc import NvrtcCompiler
-from tests.helpers.fakes import HANG_SECONDS, OK, FakeClock, FakeNvrtc
+from tests.helpers.fakes import OK, FakeClock, FakeNvrtc
+from tests.helpers.waits import HANG_SECONDS
 
 PREAMBLE = "#include <cub/block/block_reduce.cuh>\n"
 OPTIONS = ("-arch=sm_90", "-rdc=true")
