@@ -97,6 +97,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"random inputs: {seed.ENV}={seed.base_seed()} (tests/helpers/seed.py)"
+
+
 def _ci_skip_message(report: pytest.CollectReport | pytest.TestReport) -> str | None:
     """Why a skip in a CI run is a failure (None: it is not a skip, the run is not CI's, or the test is GPU tier)."""
     if not report.skipped or hasattr(report, "wasxfail") or not requires.in_ci():

@@ -162,9 +162,9 @@ def test_gpu_tier_half_key_kernels_compile(case: half.Case) -> None:
     assert "call." not in compiled.ptx
 
 
-def test_half_key_cases_cover_every_axis() -> None:
+def test_half_key_cases_cover_every_axis(rng: np.random.Generator) -> None:
     half.test_cases_cover_every_axis()
-    half.test_model_is_numpys_order_without_nans_and_orders_nans_by_sign()
+    half.test_model_is_numpys_order_without_nans_and_orders_nans_by_sign(rng)
 
 
 @pytest.mark.parametrize("case", RANK_COVERING, ids=lambda c: c.id)

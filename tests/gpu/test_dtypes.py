@@ -23,7 +23,6 @@ compiled (compile tier) but not run here.
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,8 +299,7 @@ def _elem(dtype: str) -> Any:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_sum_scan_exchange(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_sum_scan_exchange(case: Case, rng: np.random.Generator) -> None:
     tile, n, threads = case.threads * case.items, case.items, case.threads
     lw = case.warp
     warps = threads // lw
@@ -330,8 +328,7 @@ def test_sum_scan_exchange(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", OP_CASES, ids=lambda c: c.id)
-def test_user_and_known_operators(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_user_and_known_operators(case: Case, rng: np.random.Generator) -> None:
     tile = case.threads * case.items
     complex_ = case.dtype.startswith("complex")
     x = host_values(rng, case.dtype, tile + 1, near_one=complex_)
@@ -354,8 +351,7 @@ def test_user_and_known_operators(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", BROADCAST_CASES, ids=lambda c: c.id)
-def test_broadcast_in_every_thread(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_broadcast_in_every_thread(case: Case, rng: np.random.Generator) -> None:
     threads, lw = case.threads, case.items
     n = 2 * TILES * threads
     if case.dtype.startswith("int"):
@@ -381,8 +377,7 @@ def test_broadcast_in_every_thread(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", SCALAR_CASES, ids=lambda c: c.id)
-def test_scalar_results(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_scalar_results(case: Case, rng: np.random.Generator) -> None:
     threads = case.threads
     x = host_values(rng, case.dtype, threads + 1)
     e = _elem(case.dtype)

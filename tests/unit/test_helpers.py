@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.helpers import golden, sanitizer
@@ -141,6 +142,7 @@ exit $status
 
 FAKE_SCRIPT = """\
 import os, sys
+print(f"seed {os.environ['CUDA_COOP_TEST_SEED']}")
 for i in range(int(os.environ.get("FAKE_OKS", "2"))):
     print(f"OK fake_family block{i}")
 print("OK other_family block0")
@@ -165,10 +167,26 @@ def fake_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("fake_tool")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
-def test_run_clean_passes_a_clean_run(tool: str) -> None:
-    output = sanitizer.run_clean("fake_family_script", tool, "fake_family", 2, timeout=60)
+def test_run_clean_passes_a_clean_run(tool: str, rng: np.random.Generator) -> None:
+    output = sanitizer.run_clean("fake_family_script", tool, "fake_family", 2, rng=rng, timeout=60)
     assert "ALL OK" in output
-    sanitizer.run_clean("fake_family_script", tool, ["other_family"], 1, timeout=60)
+    sanitizer.run_clean("fake_family_script", tool, ["other_family"], 1, rng=rng, timeout=60)
+
+
+@pytest.mark.usefixtures("fake_tool")
+def test_run_clean_gives_the_script_a_seed_from_the_tests(rng: np.random.Generator) -> None:
+    """The script's seed moves with the test's generator, repeats with it, and a failure names it."""
+    state = rng.bit_generator.state
+    first = re.search(r"^seed (\d+)$", sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng,
+                                                         timeout=60), re.M)
+    rng.bit_generator.state = state
+    again = re.search(r"^seed (\d+)$", sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng,
+                                                         timeout=60), re.M)
+    other = sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng, timeout=60)
+    assert first is not None and again is not None and first[1] == again[1] and f"seed {first[1]}\n" not in other
+    rng.bit_generator.state = state
+    with pytest.raises(AssertionError, match=rf"CUDA_COOP_TEST_SEED={first[1]} .*python -m fake_family_script$"):
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 3, rng=rng, timeout=60)
 
 
 @pytest.mark.usefixtures("fake_tool")
@@ -183,17 +201,19 @@ def test_run_clean_passes_a_clean_run(tool: str) -> None:
     ],
     ids=["no-all-ok", "too-few", "too-many", "errors", "status"],
 )
-def test_run_clean_fails_each_way(env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_clean_fails_each_way(
+    env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator
+) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     with pytest.raises(AssertionError, match=message):
-        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, timeout=60)
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng, timeout=60)
 
 
 @pytest.mark.usefixtures("fake_tool")
-def test_run_clean_checks_every_marker() -> None:
+def test_run_clean_checks_every_marker(rng: np.random.Generator) -> None:
     with pytest.raises(AssertionError, match=r"^1 lines 'OK other_family ', not 2"):
-        sanitizer.run_clean("fake_family_script", "memcheck", ("fake_family", "other_family"), 2, timeout=60)
+        sanitizer.run_clean("fake_family_script", "memcheck", ("fake_family", "other_family"), 2, rng=rng, timeout=60)
 
 
 def test_summary_counts_reads_both_forms() -> None:
