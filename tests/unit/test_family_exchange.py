@@ -1,6 +1,7 @@
 """BlockExchange and WarpExchange specs: requests, rendered C++, constraints and public stubs (host only).
 
-Regenerate the golden after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1`` and review the diff.
+Regenerate the golden after an intended change with
+``python -m pytest --update-goldens tests/unit/test_family_exchange.py`` and review the diff.
 """
 
 from __future__ import annotations
