@@ -2,7 +2,7 @@
 
 Inputs are integers on a coarse grid (many equal values: the lowest position must win), in several dtypes,
 blocks (128,), (33,), (16,8), (4,4,4), (64,), items per thread 1/4/16; one float32 case holds NaNs (NumPy
-returns the first NaN for both). Each kernel (``KERNEL_COUNT``, all compiled in the compile tier by
+returns the first NaN for both). Each kernel (all compiled in the compile tier by
 tests/compile/test_arg_reduce_compile.py) computes per tile: block argmax and argmin of the blocked tile,
 block argmin of one value per thread with a kernel-given position (``index=``), and per logical warp the
 argmax of one value per lane.
@@ -46,7 +46,6 @@ CASES = [
     ArgCase("float64", (33, 1, 1), 4),
     ArgCase("float32", (64, 1, 1), 1, nan=True),
 ]
-KERNEL_COUNT = len(CASES)  # 7
 
 
 def signature(case: ArgCase) -> tuple[Any, ...]:

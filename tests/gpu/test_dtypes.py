@@ -1,6 +1,6 @@
 """float16, bfloat16, complex64 and complex128 through the block and warp primitives, on the GPU.
 
-Kernels (``KERNEL_COUNT`` in all, each compiled in the compile tier by tests/compile/test_dtypes_compile.py):
+Kernels (each compiled in the compile tier by tests/compile/test_dtypes_compile.py):
 
 - ``CASES``: each dtype x block (128,), (33,), (16,8), (4,4,4), items per thread rotating through
   1/4/16. Every block loads its tile (``coop.block.load`` "transpose"; bfloat16 from raw 16-bit values,
@@ -67,7 +67,6 @@ BROADCAST_CASES = [
 (the broadcast slot is reused)."""
 SCALAR_CASES = [Case(d, (64, 1, 1), 1) for d in DTYPES]
 """One value per thread: scalar scans and a shuffle, whose results come back through the pointer ABI."""
-KERNEL_COUNT = len(CASES) + len(OP_CASES) + len(BROADCAST_CASES) + len(SCALAR_CASES)  # 28
 
 
 # --- host side: values, bfloat16 bits, references ------------------------------------------------------

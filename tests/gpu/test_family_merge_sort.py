@@ -27,6 +27,8 @@ compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_merge_
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -323,8 +325,9 @@ def test_the_cases_cover_every_axis() -> None:
     assert {c.values for c in BLOCK_CASES} == set(VALUES) == {c.values for c in WARP_CASES}
     assert {c.block for c in BLOCK_CASES} == set(BLOCKS)
     assert {c.ipt for c in BLOCK_CASES} == set(ITEMS) == {c.ipt for c in WARP_CASES}
-    assert {c.warp for c in WARP_CASES} == set(WARP_THREADS)
-    assert len(cases) == 42
+    assert Counter((c.block, c.ipt) for c in BLOCK_CASES) == dict.fromkeys(itertools.product(BLOCKS, ITEMS), 2)
+    assert Counter(c.warp for c in WARP_CASES) == dict.fromkeys(WARP_THREADS, 2)  # each logical warp twice ...
+    assert set(PARTIAL_WARP_BLOCKS.items()) <= {(c.warp, c.block) for c in WARP_CASES}  # ... in a partial warp too
 
 
 def test_the_reference_is_numpys_stable_sort() -> None:

@@ -1,8 +1,8 @@
 """Records (NumPy structured dtypes, ``align=True``) and tuples as per-thread items of the block and warp
 reductions and scans, with Python operators, on the GPU, checked exactly against NumPy.
 
-One kernel per block shape (``CASES``: (128,), (33,), (16,8), (4,4,4); ``KERNEL_COUNT`` in all, each compiled
-in the compile tier by tests/compile/test_records_tuples.py), ``TILES`` blocks, one value per thread:
+One kernel per block shape (``CASES``: (128,), (33,), (16,8), (4,4,4); each kernel of this module is compiled in
+the compile tier by tests/compile/test_records_tuples.py), ``TILES`` blocks, one value per thread:
 
 - ``coop.block.reduce((v, i), argmax)``: a (float64, int32) tuple; values on a coarse grid (many ties): the
   lowest index wins, as ``np.argmax``.
@@ -62,7 +62,6 @@ class Case(Threads):
 
 
 CASES = [Case((128, 1, 1), 32), Case((33, 1, 1), 1), Case((16, 8, 1), 16), Case((4, 4, 4), 8)]
-KERNEL_COUNT = len(CASES) + 3  # 7, with the two-layout, prefix/valid_items and built-tuple kernels
 SMALL = np.dtype([("h", np.float16), ("ok", np.bool_), ("u", np.uint8), ("q", np.uint64)], align=True)
 SMALL_BLOCK = (4, 4, 4)
 EXTRA_BLOCK = (33, 1, 1)
