@@ -55,7 +55,9 @@ def test_a_seed_that_is_not_a_non_negative_integer_is_refused(monkeypatch: pytes
         seed.base_seed()
 
 
-def test_a_script_draws_from_the_seed_its_test_passes(rng: np.random.Generator) -> None:
+def test_a_script_draws_from_the_seed_its_test_passes(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = rng.bit_generator.state
     env = seed.child_env(rng, {})
     rng.bit_generator.state = state
@@ -64,7 +66,21 @@ def test_a_script_draws_from_the_seed_its_test_passes(rng: np.random.Generator) 
     code = "from tests.helpers import seed; print(seed.script_generator().integers(0, 2**62))"
     drawn = [subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, cwd=REPO, capture_output=True,
                             text=True, check=True, timeout=HANG_SECONDS).stdout for _ in range(2)]
-    assert drawn[0] == drawn[1] == f"{np.random.default_rng(int(env[seed.ENV])).integers(0, 2**62)}\n"
+    monkeypatch.setenv(seed.ENV, env[seed.ENV])
+    assert drawn[0] == drawn[1] == f"{seed.script_generator().integers(0, 2**62)}\n"
+    monkeypatch.setenv(seed.ENV, str(int(env[seed.ENV]) + 1))
+    assert drawn[0] != f"{seed.script_generator().integers(0, 2**62)}\n"
+
+
+def test_no_test_makes_a_generator_of_its_own() -> None:
+    """Every random input comes from the rng fixture or a script's seed (tests/helpers/seed.py): a generator made
+    elsewhere (``default_rng``, NumPy's or Python's global state) would not move with the seed nor be reported."""
+    own = re.compile(r"\b(?:default_rng|RandomState|np\.random\.(?:seed|rand|randn|randint|random|permutation|shuffle|"
+                     r"choice|normal|uniform|integers))\(|^\s*(?:import random|from random import)", re.M)
+    found = [f"{path.relative_to(REPO)}:{text[: m.start()].count(chr(10)) + 1}"
+             for path in sorted((REPO / "tests").rglob("*.py")) if path != REPO / "tests" / "helpers" / "seed.py"
+             for text in [path.read_text(encoding="utf-8")] for m in own.finditer(text)]
+    assert not found, f"generators outside tests/helpers/seed.py: {found}"
 
 
 RANDOM_TESTS = """
