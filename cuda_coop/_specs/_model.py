@@ -562,7 +562,9 @@ class PrimitiveSpec:
     cub_class: str
     """Qualified C++ class template: ``cub::BlockReduce``."""
     header: str
-    """Header to include: ``cub/block/block_reduce.cuh``."""
+    """Header to include: ``cub/block/block_reduce.cuh``; for cuda-coop's own compositions of CUB classes
+    (``cuda_coop::BlockTopK``...) its header under the package's ``include/`` (``cuda_coop/block_top_k.cuh``, see
+    ``cuda_coop._own_headers``), which includes the CUB headers it needs."""
     scope: Scope
     tparams: tuple[TemplateParam, ...]
     """Class template parameters in CUB's order; all are rendered (defaults filled in)."""
@@ -571,9 +573,6 @@ class PrimitiveSpec:
     constraints: tuple[Constraint, ...] = ()
     min_cc: int = 0
     """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
-    support: str = ""
-    """C++ source defining ``cub_class`` when it is cuda-coop's own composition of CUB classes (argsort,
-    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""

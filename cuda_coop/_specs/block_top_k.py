@@ -32,95 +32,7 @@ from .block_radix_sort import (
     storage_constraint,
 )
 
-__all__ = ["BLOCK_TOP_K", "SUPPORT", "top_k_overloads"]
-
-SUPPORT = r"""
-namespace cuda_coop
-{
-// The k largest (or smallest) keys of a block's tile, with their values, written in order to global or
-// shared memory: cub::BlockRadixSort into a striped arrangement, then each thread stores its ranks below k.
-template <typename KeyT,
-          int BlockDimX,
-          int ItemsPerThread,
-          typename ValueT                            = cub::NullType,
-          int RadixBits                              = 4,
-          bool MemoizeOuterScan                      = true,
-          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
-          int BlockDimY                              = 1,
-          int BlockDimZ                              = 1>
-class BlockTopK
-{
-  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
-  using RadixSortT = cub::BlockRadixSort<KeyT, BlockDimX, ItemsPerThread, ValueT, RadixBits, MemoizeOuterScan,
-                                         InnerScanAlgorithm, cudaSharedMemBankSizeFourByte, BlockDimY, BlockDimZ>;
-
-public:
-  using TempStorage = typename RadixSortT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-  int linear_tid;
-
-  template <typename T>
-  __device__ __forceinline__ void Write(T (&items)[ItemsPerThread], int k, T* out, long long offset) const
-  {
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      const int rank = i * BLOCK_THREADS + linear_tid;
-      if (rank < k)
-      {
-        out[offset + rank] = items[i];
-      }
-    }
-  }
-
-public:
-  __device__ __forceinline__ explicit BlockTopK(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-      , linear_tid(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ))
-  {}
-
-  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys);
-    Write(keys, k, out_keys, offset);
-  }
-
-  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    RadixSortT(temp_storage).SortBlockedToStriped(keys);
-    Write(keys, k, out_keys, offset);
-  }
-
-  __device__ __forceinline__ void TopKLargest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys, values);
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
-
-  __device__ __forceinline__ void TopKSmallest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    RadixSortT(temp_storage).SortBlockedToStriped(keys, values);
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
-};
-} // namespace cuda_coop
-"""
+__all__ = ["BLOCK_TOP_K", "top_k_overloads"]
 
 def top_k_overloads(
     *,
@@ -186,7 +98,7 @@ BLOCK_TOP_K = register_primitive(
     PrimitiveSpec(
         name="block_top_k",
         cub_class="cuda_coop::BlockTopK",
-        header="cub/block/block_radix_sort.cuh",
+        header="cuda_coop/block_top_k.cuh",
         scope=Scope.BLOCK,
         tparams=(
             KEY_TYPE,
@@ -212,7 +124,6 @@ BLOCK_TOP_K = register_primitive(
             ),
         ),
         constraints=(*SORT_CONSTRAINTS, storage_constraint("value_type")),
-        support=SUPPORT,
         doc="Block-wide top-k: cuda-coop's composition of ``cub::BlockRadixSort`` (CCCL's ``cub::detail::block_topk`` "
         "is internal and undocumented). " + KEY_ORDER_DOC,
         example="block_top_k",

@@ -264,7 +264,7 @@ def test_sort_then_argsort_has_no_local_memory_like_its_nvcc_twin(tmp_path) -> N
         assert_inlined(compile_kernel(kernel, (k[::1], types.int32[::1], k[::1], k[::1], i[::1]), block=block))
     nvcc = requires.nvcc("the twin half of the comparison")
     source = tmp_path / "twin.cu"
-    source.write_text("#include <cub/block/block_radix_sort.cuh>\n" + get_primitive("block_argsort").support + _TWIN)
+    source.write_text(f"#include <{get_primitive('block_argsort').header}>\n" + _TWIN)
     result = subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", f"-I{coop.header_bundle().include_dir}",
                              "-cubin", "-Xptxas", "-v", "-o", str(tmp_path / "twin.cubin"), str(source)],
                             check=True, capture_output=True, text=True)

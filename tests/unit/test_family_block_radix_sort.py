@@ -19,6 +19,7 @@ from cuda.coop._specs import DEFAULT, ArgKind, Request, bind, get_primitive
 from cuda.coop._specs.block_radix_sort import sort_storage_bytes
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import after_preamble, check_golden, render_requests
+from tests.helpers.own_headers import header_text
 
 HEADERS = Path(coop.__file__).parent / "_headers" / "include" / "cub"
 
@@ -76,7 +77,7 @@ def test_compositions_follow_block_radix_sorts_parameters(name: str) -> None:
     sort = [t.cpp for t in get_primitive("block_radix_sort").tparams if t.cpp != "SMemConfig"]
     third = "IndexT" if name == "block_argsort" else "ValueT"
     assert [t.cpp for t in spec.tparams] == [*sort[:3], third, *sort[4:]]
-    declared = re.search(r"template <(.*?)>\s*class " + spec.cub_class.split("::")[1], spec.support, re.S)
+    declared = re.search(r"template <(.*?)>\s*class " + spec.cub_class.split("::")[1], header_text(spec.header), re.S)
     assert declared is not None
     assert _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
 
@@ -123,7 +124,8 @@ def test_argsort_and_top_k_wrappers() -> None:
     assert ".TopKLargest(keys_in, cuda_coop_detail::clamp_count<512>(k), out_keys, values_in, out_values, offset);" \
            in text  # top_k sorts copies: the caller's keys and values stay as they were
     assert ".TopKLargest(keys_in, cuda_coop_detail::clamp_count<512>(k), out_keys, 0);" in text
-    assert text.count("class BlockTopK") == 1 and text.count("class BlockArgsort") == 1
+    assert text.count("#include <cuda_coop/block_top_k.cuh>") == 1  # the preamble's, never C++ of its own
+    assert text.count("#include <cuda_coop/block_argsort.cuh>") == 1 and "class Block" not in after_preamble(text)
 
 
 def test_golden_2d() -> None:
@@ -215,7 +217,7 @@ def test_rank_algorithms_are_cubs() -> None:
 
 def test_rank_renders_cubs_classes() -> None:
     spec = get_primitive("block_radix_rank")
-    declared = re.search(r"template <(.*?)>\s*class BlockRadixRankBits", spec.support, re.S)
+    declared = re.search(r"template <(.*?)>\s*class BlockRadixRankBits", header_text(spec.header), re.S)
     assert declared is not None and _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
     p = plan([_rank(), _rank("ranks_prefix", algorithm="match", radix_bits=8, bins_per_thread=2, descending=True,
                              begin_bit=DEFAULT)], (128,))

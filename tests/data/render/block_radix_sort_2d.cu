@@ -8,10 +8,6 @@ static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but anoth
 
 // (verbatim: cuda_coop/_provider/_render.py _DETAIL)
 
-// cuda-coop's compositions of CUB classes.
-// (verbatim: the support of the block_argsort spec)
-// (verbatim: the support of the block_top_k spec)
-
 // Storage ABI of the value types, as the DSL sees them.
 static_assert(sizeof(float) == 4 && alignof(float) == 4, "storage ABI of float32");
 static_assert(sizeof(double) == 8 && alignof(double) == 8, "storage ABI of float64");

@@ -9,12 +9,6 @@ static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but anoth
 
 // (verbatim: cuda_coop/_provider/_render.py _DETAIL)
 
-// cuda-coop's compositions of CUB classes.
-// (verbatim: the support of the block_argsort spec)
-// (verbatim: the support of the block_radix_rank spec)
-// (verbatim: the support of the block_top_k spec)
-// (verbatim: the support of the warp_top_k spec)
-
 // Storage ABI of the value types, as the DSL sees them.
 static_assert(sizeof(__nv_bfloat16) == 2 && alignof(__nv_bfloat16) == 2, "storage ABI of bfloat16");
 static_assert(sizeof(__half) == 2 && alignof(__half) == 2, "storage ABI of float16");

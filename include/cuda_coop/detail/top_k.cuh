@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda-coop: what cuda_coop::BlockTopK and cuda_coop::WarpTopK share, their public member functions and the
+// store of the ranks below k.
+
+#pragma once
+
+namespace cuda_coop
+{
+namespace detail
+{
+//! @brief Stores each of a thread's @p items whose rank `first + i * stride` is below @p k at
+//! `out[offset + first + i * stride]` (blocked ranks: stride 1; striped: stride the number of threads).
+template <int ItemsPerThread, typename T>
+__device__ __forceinline__ void
+StoreRanksBelow(T (&items)[ItemsPerThread], int k, T* out, long long offset, int first, int stride)
+{
+#pragma unroll
+  for (int i = 0; i < ItemsPerThread; ++i)
+  {
+    const int rank = first + i * stride;
+    if (rank < k)
+    {
+      out[offset + rank] = items[i];
+    }
+  }
+}
+
+//! @brief The public member functions of a top-k composition (CRTP base).
+//!
+//! `TopKLargest` and `TopKSmallest`, for keys and for keys with values, each forward to
+//! `Derived::template SelectKeys<Largest>(keys, k, out_keys, offset)` or
+//! `Derived::template SelectPairs<Largest>(keys, k, out_keys, values, out_values, offset)`, which write the tile's
+//! k largest (smallest) keys, in order, to `out_keys[offset, offset + k)` and their values to `out_values`. The
+//! arrays are the caller's and may be changed (the generated wrappers pass copies).
+template <typename Derived, typename KeyT, int ItemsPerThread, typename ValueT>
+class TopKInterface
+{
+  __device__ __forceinline__ Derived& Self()
+  {
+    return static_cast<Derived&>(*this);
+  }
+
+public:
+  //! @brief Writes the k largest keys, largest first (ties in input order), to `out_keys[offset, offset + k)`.
+  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    Self().template SelectKeys<true>(keys, k, out_keys, offset);
+  }
+
+  //! @brief Writes the k smallest keys, smallest first (ties in input order), to `out_keys[offset, offset + k)`.
+  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
+  {
+    Self().template SelectKeys<false>(keys, k, out_keys, offset);
+  }
+
+  //! @brief Writes the k largest keys and their values, in order, from `offset` on.
+  __device__ __forceinline__ void TopKLargest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    Self().template SelectPairs<true>(keys, k, out_keys, values, out_values, offset);
+  }
+
+  //! @brief Writes the k smallest keys and their values, in order, from `offset` on.
+  __device__ __forceinline__ void TopKSmallest(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    Self().template SelectPairs<false>(keys, k, out_keys, values, out_values, offset);
+  }
+};
+} // namespace detail
+} // namespace cuda_coop
