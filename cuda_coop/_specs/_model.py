@@ -45,6 +45,8 @@ __all__ = [
     "AUTO",
     "DEFAULT",
     "INT_MAX",
+    "MAX_BLOCK_THREADS",
+    "MAX_ITEMS_PER_THREAD",
     "ArgKind",
     "Auto",
     "Binding",
@@ -184,6 +186,12 @@ Order = Literal["strict_weak"]
 
 INT_MAX = 2**31 - 1
 """The largest value of a C++ ``int``: the bound of every INT template parameter (CUB's are ``int``)."""
+MAX_ITEMS_PER_THREAD = 2**19
+"""The largest extent of a per-thread array (``items_per_thread`` and the like): CUDA gives a thread at most 512 KiB of
+local memory, so no thread can hold more items of any type. It keeps a tile (up to 1024 threads of them) within
+:data:`INT_MAX`, the ``int`` CUB counts tile positions in."""
+MAX_BLOCK_THREADS = 1024
+"""The most threads a CUDA block has: no logical warp or other group of threads is larger."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -234,8 +242,13 @@ class TemplateParam:
     """For an optional ENUM parameter: the value ``"auto"`` is accepted and is the public default; ``bind``
     resolves it from the measured table (``default`` stays CUB's default, the fallback)."""
     bounds: tuple[int, int] = (1, INT_MAX)
-    """For an INT parameter: the closed range of its values (checked before anything is rendered; CUB's template
-    parameters are ``int``, so never above :data:`INT_MAX`)."""
+    """For an INT parameter: the closed range of its values. ``bind`` checks every value against it (a SpecError
+    naming the parameter) before anything derived from the values is computed: auto choices, constraints, storage
+    estimates, extents, the render. So those computations only ever see values in this range, and a spec declares
+    a range in which they are all defined (``1 << radix_bits`` is not, for ``radix_bits`` up to INT_MAX):
+    ``tests/unit/test_spec_bounds.py`` walks every registered spec with both ends and with values outside. CUB's
+    template parameters are ``int``, so never above :data:`INT_MAX`; per-thread extents stop at
+    :data:`MAX_ITEMS_PER_THREAD`."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
@@ -301,7 +314,7 @@ class Param:
     default is the int, or None for a width."""
     bounds: tuple[int | str, int | str] | None = None
     """For a SCALAR: the closed range a compile-time constant argument must lie in (ints or
-    ``"bits(<type ref>)"``); a constant outside it is refused before compiling."""
+    ``"bits(<type ref>)"``); a constant outside it is refused (:meth:`refusal`) before it is used."""
     at_least: str | None = None
     """For a SCALAR: another scalar of the method it may not be below (``end_bit`` >= ``begin_bit``),
     checked when both values are known at compile time (constants, or an omitted int default)."""
@@ -394,6 +407,16 @@ class Param:
     def public_default(self) -> int | None:
         """The default a public stub shows: an int default, else None."""
         return self.default if isinstance(self.default, int) else None
+
+    def refusal(self, value: int, bits: Callable[[str], int]) -> str | None:
+        """Why a compile-time constant ``value`` of this SCALAR is refused by :attr:`bounds` (None: it is not);
+        ``bits(ref)`` is the width in bits of a type reference, for the ``"bits(<type ref>)"`` ends."""
+        if self.bounds is None:
+            return None
+        low, high = (b if isinstance(b, int) else bits(_ref_of_bits(b)) for b in self.bounds)
+        if low <= value <= high:
+            return None
+        return f"{self.name}={value!r} is out of range; it must be between {low} and {high}"
 
     @property
     def access(self) -> Direction:
@@ -606,6 +629,13 @@ class PrimitiveSpec:
 BlockDim = tuple[int, int, int]
 
 
+def _ref_of_bits(value: str) -> str:
+    """The type reference of ``"bits(<type ref>)"``."""
+    match = _BITS.fullmatch(value)
+    assert match is not None  # checked by Param
+    return match[1]
+
+
 def _canonical(value: object) -> str:
     if isinstance(value, ValueType | KnownOp):
         return value.name
@@ -663,9 +693,7 @@ class Binding:
         """An int, or ``"bits(<type ref>)"`` evaluated for the bound types (see ``Param.default``)."""
         if isinstance(value, int):
             return value
-        match = _BITS.fullmatch(value)
-        assert match is not None
-        return 8 * self.type_of(match[1]).size
+        return 8 * self.type_of(_ref_of_bits(value)).size
 
     def count_limit(self, param: Param) -> int | None:
         """The clamp of a count parameter (see ``Param.count_limit``); None for other parameters."""

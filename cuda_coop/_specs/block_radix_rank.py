@@ -17,8 +17,6 @@ device sort (counts callbacks, warp-striped tiles) and are not offered.
 
 from __future__ import annotations
 
-import math
-
 from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, out_array
 from ._model import (
     Binding,
@@ -38,6 +36,7 @@ from .block_radix_sort import (
     END_BIT,
     INNER_SCAN_ALGORITHM,
     KEY_TYPE,
+    MAX_RADIX_BITS,
     SORT_CONSTRAINTS,
     partial_tile,
 )
@@ -66,7 +65,7 @@ class RadixRankAlgorithm(CubEnum):
 
 
 RADIX_BITS = TemplateParam(
-    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
+    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4, bounds=(1, MAX_RADIX_BITS),
     doc="Width of the digit in bits (``2**radix_bits`` digits; default 4, as ``radix_sort``'s passes).",
 )
 DESCENDING = TemplateParam(
@@ -78,7 +77,7 @@ ALGORITHM = TemplateParam(
     default=RadixRankAlgorithm.RADIX_RANK_BASIC, doc="Ranking algorithm (see the algorithms below).",
 )
 BINS_PER_THREAD = TemplateParam(
-    name="bins_per_thread", cpp="BinsPerThread", kind=TParamKind.INT,
+    name="bins_per_thread", cpp="BinsPerThread", kind=TParamKind.INT, bounds=(1, 1 << MAX_RADIX_BITS),
     doc="Items of ``digit_prefix``: ``max(1, ceil(2**radix_bits / block_threads))``.",
 )
 _KEYS = array("keys", doc="This thread's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
@@ -91,7 +90,7 @@ _PREFIX = array(
 
 
 def _tracked(b: Binding) -> int:
-    return max(1, math.ceil((1 << int(b.values["radix_bits"])) / b.block_threads))
+    return max(1, -(-(1 << int(b.values["radix_bits"])) // b.block_threads))  # integer ceil
 
 
 def _storage_bytes(b: Binding) -> int:
