@@ -205,7 +205,8 @@ class Auto:
     table: str
     """The primitive's key in ``auto_table.json`` (usually the spec's name)."""
     never: tuple[CubEnum, ...] = ()
-    """Members auto never picks: they change the result's arrangement (striped) or are not deterministic."""
+    """Members auto never picks: they change the result's arrangement (striped), are not deterministic, or cost what
+    depends on a runtime value the table does not measure (top-k's ``"air"``, with k)."""
     commutative: tuple[CubEnum, ...] = ()
     """Members auto picks only when every operator of the call is known to be commutative for the item type
     (a method without an operator, a sum, counts as commutative; a user function never does)."""

@@ -59,6 +59,7 @@ __all__ = [
     "MEMOIZE_OUTER_SCAN",
     "OUTPUT",
     "RADIX_BITS",
+    "SHARED_BYTES",
     "SORT_CONSTRAINTS",
     "SortOutput",
     "partial_tile",

@@ -40,25 +40,25 @@ private:
   TempStorage& temp_storage;
   int lane;
 
-  template <bool Largest>
-  __device__ __forceinline__ void SelectKeys(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, Largest>{});
-    detail::StoreRanksBelow(keys, k, out_keys, offset, lane * ItemsPerThread, 1);
-  }
-
-  template <bool Largest>
-  __device__ __forceinline__ void SelectPairs(
+  template <bool Largest, bool WithValues>
+  __device__ __forceinline__ void Select(
     KeyT (&keys)[ItemsPerThread],
+    ValueT (&values)[ItemsPerThread],
     int k,
     KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
     ValueT* out_values,
     long long offset)
   {
-    SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, Largest>{});
+    if constexpr (WithValues)
+    {
+      SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, Largest>{});
+      detail::StoreRanksBelow(values, k, out_values, offset, lane * ItemsPerThread, 1);
+    }
+    else
+    {
+      SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, Largest>{});
+    }
     detail::StoreRanksBelow(keys, k, out_keys, offset, lane * ItemsPerThread, 1);
-    detail::StoreRanksBelow(values, k, out_values, offset, lane * ItemsPerThread, 1);
   }
 
 public:

@@ -65,10 +65,15 @@ def _own_headers() -> list[str]:
     return sorted(str(p.relative_to(include)) for p in (include / "cuda_coop").rglob("*.cuh"))
 
 
+def _public_headers() -> list[str]:
+    """The headers a C++ project includes (``detail/`` and ``specializations/`` are included by them)."""
+    return [h for h in _own_headers() if "/detail/" not in h and "/specializations/" not in h]
+
+
 def test_consumer_instantiates_every_composition() -> None:
     """coop_headers.cu includes every public cuda_coop header of the bundle, which are the repository's."""
     source = (CONSUMER / "coop_headers.cu").read_text()
-    public = [h for h in _own_headers() if "/detail/" not in h]
+    public = _public_headers()
     assert public and all(f"#include <{h}>" in source for h in public)
     repo = Path(__file__).resolve().parents[2] / "include"
     assert [str(p.relative_to(repo)) for p in sorted((repo / "cuda_coop").rglob("*.cuh"))] == _own_headers()
@@ -77,8 +82,8 @@ def test_consumer_instantiates_every_composition() -> None:
 
 
 def test_each_own_header_compiles_alone(tmp_path: Path) -> None:
-    """Every cuda_coop/ header of the bundle is self-contained: a translation unit of it alone compiles with nvcc
-    against the bundle's CCCL (asserted, the toolkit's comes first otherwise)."""
+    """Every public cuda_coop/ header of the bundle is self-contained: a translation unit of it alone compiles with
+    nvcc against the bundle's CCCL (asserted, the toolkit's comes first otherwise)."""
     nvcc, include = _nvcc(), header_bundle().include_dir
     number = int(re.search(r"#define CCCL_VERSION (\d+)", (include / "cuda/std/__cccl/version.h").read_text())[1])
 
@@ -91,7 +96,7 @@ def test_each_own_header_compiles_alone(tmp_path: Path) -> None:
                               capture_output=True, text=True, check=False)
 
     with ThreadPoolExecutor(2) as pool:
-        for header, proc in zip(_own_headers(), pool.map(compile_alone, _own_headers()), strict=True):
+        for header, proc in zip(_public_headers(), pool.map(compile_alone, _public_headers()), strict=True):
             assert proc.returncode == 0, f"{header}:\n{proc.stdout}{proc.stderr}"
 
 

@@ -76,7 +76,8 @@ def test_compositions_follow_block_radix_sorts_parameters(name: str) -> None:
     spec = get_primitive(name)
     sort = [t.cpp for t in get_primitive("block_radix_sort").tparams if t.cpp != "SMemConfig"]
     third = "IndexT" if name == "block_argsort" else "ValueT"
-    assert [t.cpp for t in spec.tparams] == [*sort[:3], third, *sort[4:]]
+    last = [] if name == "block_argsort" else ["Algorithm"]  # top-k's algorithm, after the sort's parameters
+    assert [t.cpp for t in spec.tparams] == [*sort[:3], third, *sort[4:], *last]
     declared = re.search(r"template <(.*?)>\s*class " + spec.cub_class.split("::")[1], header_text(spec.header), re.S)
     assert declared is not None
     assert _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
@@ -118,7 +119,8 @@ def test_argsort_and_top_k_wrappers() -> None:
     text = render_requests([_argsort(base=DEFAULT), _top_k("pairs"), _top_k(offset=DEFAULT, count_type="uint64")],
                            (32, 4))
     assert "cuda_coop::BlockArgsort<float, 32, 4, long long, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1>;" in text
-    assert "cuda_coop::BlockTopK<double, 32, 4, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1>;" in text
+    assert "cuda_coop::BlockTopK<double, 32, 4, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1, " \
+           "cuda_coop::BLOCK_TOP_K_RADIX_SORT>;" in text  # auto on a 2-D block: AIR needs a 1-D one
     assert ".Argsort(reinterpret_cast<float(&)[4]>(*keys), reinterpret_cast<long long(&)[4]>(*indices), 0, " \
            "begin_bit, end_bit);" in text  # base omitted: the wrapper passes its default
     assert ".TopKLargest(keys_in, cuda_coop_detail::clamp_count<512>(k), out_keys, values_in, out_values, offset);" \

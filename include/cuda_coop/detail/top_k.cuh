@@ -29,29 +29,43 @@ StoreRanksBelow(T (&items)[ItemsPerThread], int k, T* out, long long offset, int
 //! @brief The public member functions of a top-k composition (CRTP base).
 //!
 //! `TopKLargest` and `TopKSmallest`, for keys and for keys with values, each forward to
-//! `Derived::template SelectKeys<Largest>(keys, k, out_keys, offset)` or
-//! `Derived::template SelectPairs<Largest>(keys, k, out_keys, values, out_values, offset)`, which write the tile's
-//! k largest (smallest) keys, in order, to `out_keys[offset, offset + k)` and their values to `out_values`. The
-//! arrays are the caller's and may be changed (the generated wrappers pass copies).
+//! `Derived::template Select<Largest, WithValues>(keys, values, k, out_keys, out_values, offset)`, which writes the
+//! tile's k largest (smallest) keys, in order, to `out_keys[offset, offset + k)` and, with values, their values to
+//! `out_values` (keys only: a placeholder array of @p ValueT, cub::NullType, and no `out_values`). The arrays are the
+//! caller's and may be changed (the generated wrappers pass copies).
 template <typename Derived, typename KeyT, int ItemsPerThread, typename ValueT>
 class TopKInterface
 {
-  __device__ __forceinline__ Derived& Self()
+  template <bool Largest>
+  __device__ __forceinline__ void Keys(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
   {
-    return static_cast<Derived&>(*this);
+    ValueT none[ItemsPerThread];
+    static_cast<Derived&>(*this).template Select<Largest, false>(keys, none, k, out_keys, nullptr, offset);
+  }
+
+  template <bool Largest>
+  __device__ __forceinline__ void Pairs(
+    KeyT (&keys)[ItemsPerThread],
+    int k,
+    KeyT* out_keys,
+    ValueT (&values)[ItemsPerThread],
+    ValueT* out_values,
+    long long offset)
+  {
+    static_cast<Derived&>(*this).template Select<Largest, true>(keys, values, k, out_keys, out_values, offset);
   }
 
 public:
   //! @brief Writes the k largest keys, largest first (ties in input order), to `out_keys[offset, offset + k)`.
   __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
   {
-    Self().template SelectKeys<true>(keys, k, out_keys, offset);
+    Keys<true>(keys, k, out_keys, offset);
   }
 
   //! @brief Writes the k smallest keys, smallest first (ties in input order), to `out_keys[offset, offset + k)`.
   __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
   {
-    Self().template SelectKeys<false>(keys, k, out_keys, offset);
+    Keys<false>(keys, k, out_keys, offset);
   }
 
   //! @brief Writes the k largest keys and their values, in order, from `offset` on.
@@ -63,7 +77,7 @@ public:
     ValueT* out_values,
     long long offset)
   {
-    Self().template SelectPairs<true>(keys, k, out_keys, values, out_values, offset);
+    Pairs<true>(keys, k, out_keys, values, out_values, offset);
   }
 
   //! @brief Writes the k smallest keys and their values, in order, from `offset` on.
@@ -75,7 +89,7 @@ public:
     ValueT* out_values,
     long long offset)
   {
-    Self().template SelectPairs<false>(keys, k, out_keys, values, out_values, offset);
+    Pairs<false>(keys, k, out_keys, values, out_values, offset);
   }
 };
 } // namespace detail

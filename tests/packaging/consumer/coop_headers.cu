@@ -36,6 +36,25 @@ __global__ void block_top_k(const float* in, const int* in_values, float* out, i
   TopKPairs(temp.pairs).TopKSmallest(keys, k, out, values, out_values, k);
 }
 
+// The other algorithms: CCCL's AIR radix select (1-D blocks), alone or chosen by k at run time. Same output.
+template <cuda_coop::BlockTopKAlgorithm Algorithm>
+__global__ void block_top_k_by(const double* in, const short* in_values, double* out, short* out_values, int k)
+{
+  using TopK = cuda_coop::BlockTopK<double, threads, items, short, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 1, 1, Algorithm>;
+  __shared__ typename TopK::TempStorage temp;
+  double keys[items];
+  short values[items];
+  for (int i = 0; i < items; ++i)
+  {
+    keys[i]   = in[threadIdx.x * items + i];
+    values[i] = in_values[threadIdx.x * items + i];
+  }
+  TopK(temp).TopKLargest(keys, k, out, values, out_values, blockIdx.x * static_cast<long long>(k));
+}
+template __global__ void block_top_k_by<cuda_coop::BLOCK_TOP_K_AIR>(const double*, const short*, double*, short*, int);
+template __global__ void
+block_top_k_by<cuda_coop::BLOCK_TOP_K_AIR_OR_RADIX_SORT>(const double*, const short*, double*, short*, int);
+
 __global__ void block_argsort_and_rank(const double* in, long long* indices_out, int* ranks_out)
 {
   using Argsort = cuda_coop::BlockArgsort<double, threads, items, long long>;
