@@ -220,6 +220,9 @@ BLOCK_TOP_K = register_primitive(
         name="block_top_k",
         cub_class="cuda_coop::BlockTopK",
         header="cuda_coop/block_top_k.cuh",
+        # CCCL 3.6's AIR headers (cub/block/block_topk.cuh): after the version check, only where a kernel uses top-k,
+        # so the fixed preamble (and every kernel's cold compile) does not parse them.
+        preamble=False,
         scope=Scope.BLOCK,
         tparams=(
             KEY_TYPE,

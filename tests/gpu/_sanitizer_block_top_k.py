@@ -15,6 +15,8 @@ import sys
 
 import numpy as np
 
+from tests.helpers import seed
+
 IPT, TILES, GRID = 4, 3, 3
 K_AIR, K_SMALL, K_LARGE = 40, 7, 70
 BLOCKS = ((128, 1, 1), (33, 1, 1))
@@ -52,7 +54,7 @@ def main() -> int:
     from numba_cuda_mlir import cuda
 
     ok = True
-    rng = np.random.default_rng(11)
+    rng = seed.script_generator()  # the seed the test set (tests/helpers/sanitizer.py)
     for block in BLOCKS:
         tile = block[0] * IPT
         tiles = GRID * TILES

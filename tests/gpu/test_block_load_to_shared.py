@@ -219,4 +219,4 @@ def test_model_on_a_hand_example() -> None:
 def test_compute_sanitizer_is_clean(tool: str) -> None:
     """``tests/gpu/_sanitizer_load_to_shared.py`` under compute-sanitizer: right results, nothing found (memcheck: a
     partial last tile reads nothing past the end of an array sized to it)."""
-    run_clean("tests.gpu._sanitizer_load_to_shared", tool, "load_to_shared", 2)
+    run_clean("tests.gpu._sanitizer_load_to_shared", tool, "load_to_shared", 2, rng=None)  # inputs not random

@@ -276,6 +276,6 @@ def test_every_algorithm_writes_the_radix_sorts_top_k(case: Case, rng: np.random
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_block_top_k.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_block_top_k", tool, "block_top_k", 2)
+    run_clean("tests.gpu._sanitizer_block_top_k", tool, "block_top_k", 2, rng=rng)

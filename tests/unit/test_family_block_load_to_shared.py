@@ -8,11 +8,14 @@ import inspect
 import pytest
 
 import cuda.coop as coop
+from cuda.coop._own_headers import own_headers
 from cuda.coop._provider import plan
 from cuda.coop._specs import ArgKind, Param, Request, bind, get_primitive
 from cuda.coop._specs._contracts import describe, must_differ
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import render_plan
+
+_HEADER = (own_headers().root / "cuda_coop" / "block_load_to_shared.cuh").read_text(encoding="utf-8")
 
 SPEC = get_primitive("block_load_to_shared")
 METHOD = SPEC.methods[0]
@@ -43,7 +46,10 @@ def test_full_and_partial_tiles_render() -> None:
     full = render_plan(plan([_request()], (32, 2, 2)))
     assert "using prim_0 = cuda_coop::BlockLoadToShared<float, 32, 4, 2, 2>;" in full
     assert ".LoadToShared(src, dst);" in full
-    assert "cub::detail::BlockLoadToShared<BlockDimX, BlockDimY, BlockDimZ>" in full  # the composition, once
+    # the composition is cuda-coop's header, included once after the CCCL version check (it is newer than CCCL 3.0)
+    include = "#include <cuda_coop/block_load_to_shared.cuh>"
+    assert full.count(include) == 1 and full.index("static_assert(CCCL_VERSION") < full.index(include)
+    assert "cub::detail::BlockLoadToShared<BlockDimX, BlockDimY, BlockDimZ>" in _HEADER
     partial = plan([_request("guarded", count_type="uint8")], (128,))
     assert partial.signatures[0].declaration.endswith("(const float* src, float* dst, unsigned char valid_items)")
     assert ".LoadToShared(src, dst, cuda_coop_detail::clamp_count<512>(valid_items));" in render_plan(partial)
@@ -54,7 +60,7 @@ def test_the_copy_uses_the_block_storage_and_its_barrier() -> None:
     first use) keeps an earlier call's storage from being overwritten, and the invalidation frees it for later ones."""
     text = render_plan(plan([_request(), _request()], (128,)))
     assert "prim_0::TempStorage s0;" in text and "prim_1::TempStorage s1;" in text
-    assert text.count("__syncthreads();") >= 2 and "copy.Invalidate();" in text
+    assert text.count("__syncthreads();") >= 2 and "copy.Invalidate();" in _HEADER
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,8 @@
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
+// Headers newer than some CCCLs: after the version check (PrimitiveSpec.preamble=False).
+#include <cuda_coop/block_top_k.cuh>
+
 // cuda-coop provider d9104290b7e8: block (16, 8, 1)
 //   [0] block_radix_sort.radix_sort.pairs[bit_type=int32,block_dim_x=16,block_dim_y=8,block_dim_z=1,descending=True,dtype=float32,inner_scan_algorithm=cub::BLOCK_SCAN_WARP_SCANS,items_per_thread=4,memoize_outer_scan=True,output=cuda_coop::SORT_OUTPUT_STRIPED,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_type=float64]
 //   [1] block_radix_sort.radix_sort.keys[begin_bit=DEFAULT,bit_type=int32,block_dim_x=16,block_dim_y=8,block_dim_z=1,descending=False,dtype=int8,end_bit=DEFAULT,inner_scan_algorithm=cub::BLOCK_SCAN_RAKING,items_per_thread=16,memoize_outer_scan=False,output=cuda_coop::SORT_OUTPUT_BLOCKED,radix_bits=6,smem_config=cudaSharedMemBankSizeFourByte,value_type=none]

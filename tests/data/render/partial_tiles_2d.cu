@@ -1,5 +1,8 @@
 static_assert(CCCL_VERSION == 3006000, "cuda-coop selected CCCL 3.6.0, but another CCCL (e.g. the CUDA toolkit's) comes first on the include path");
 
+// Headers newer than some CCCLs: after the version check (PrimitiveSpec.preamble=False).
+#include <cuda_coop/block_top_k.cuh>
+
 // cuda-coop provider 6d53b8be13d9: block (16, 8, 1)
 //   [0] block_radix_sort.radix_sort.pairs_valid[bit_type=int32,block_dim_x=16,block_dim_y=8,block_dim_z=1,count_type=uint64,descending=True,dtype=float32,inner_scan_algorithm=cub::BLOCK_SCAN_WARP_SCANS,items_per_thread=4,memoize_outer_scan=True,output=cuda_coop::SORT_OUTPUT_BLOCKED,radix_bits=4,smem_config=cudaSharedMemBankSizeFourByte,value_type=int64]
 //   [1] block_argsort.argsort.pairs_valid[bit_type=int32,block_dim_x=16,block_dim_y=8,block_dim_z=1,count_type=int8,descending=False,dtype=bfloat16,index_type=int32,inner_scan_algorithm=cub::BLOCK_SCAN_WARP_SCANS,items_per_thread=2,memoize_outer_scan=True,output=cuda_coop::SORT_OUTPUT_STRIPED,radix_bits=4]

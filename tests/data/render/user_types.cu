@@ -20,7 +20,6 @@
 #include <cuda_coop/block_arg_reduce.cuh>
 #include <cuda_coop/block_argsort.cuh>
 #include <cuda_coop/block_radix_rank.cuh>
-#include <cuda_coop/block_top_k.cuh>
 #include <cuda_coop/warp_arg_reduce.cuh>
 #include <cuda_coop/warp_argsort.cuh>
 #include <cuda_coop/warp_top_k.cuh>
