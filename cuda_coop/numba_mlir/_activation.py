@@ -12,8 +12,10 @@ from typing import Any
 
 from .._dsl._primitive import Primitive, primitive_of
 from .._dsl._uniform import is_uniform_stub
+from .._numba._ir import callee_values
 from ..errors import UsageError
 from . import _lowering, _seams
+from ._frontend import FRONTEND
 from ._planner import CoopPlanner
 
 
@@ -38,7 +40,7 @@ def calls_primitive(func_ir: Any) -> bool:
 
     The planner runs only where this is true: it must be true for every kernel ``CoopPlanner.run`` changes.
     """
-    return any(primitive_of(value) is not None or is_uniform_stub(value) for value in _seams.callee_values(func_ir))
+    return any(primitive_of(value) is not None or is_uniform_stub(value) for value in callee_values(FRONTEND, func_ir))
 
 
 @functools.cache
