@@ -17,6 +17,8 @@ from ._registration import BackendWarning as BackendWarning
 from ._registration import auto_register as _auto_register
 from ._registration import backend_status as backend_status
 from ._registration import register as register
+from ._shape import RowShape as RowShape
+from ._shape import row_shape as row_shape
 from ._version import __version__ as __version__
 
 __all__ = [
@@ -24,12 +26,14 @@ __all__ = [
     "BackendWarning",
     "HeaderBundle",
     "Provenance",
+    "RowShape",
     "__version__",
     "add_pack",
     "backend_status",
     "block",
     "header_bundle",
     "register",
+    "row_shape",
     "uniform",
     "warp",
 ]

@@ -21,6 +21,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "coop_docs",
+    "coop_gallery",
 ]
 
 exclude_patterns = ["_build"]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.helpers import requires, seed
+from tests.helpers import golden_update, requires, seed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,7 +82,14 @@ _CACHE_HOMES: dict[str, str] = {}
 _PER_RUN = ("CUDA_COOP_ENABLE_CACHE", "CUDA_COOP_SOURCE_DUMP_DIR", "CUDA_COOP_PACK_PATH")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(golden_update.OPTION, action="store_true", default=False,
+                     help="rewrite the golden files from what the tests render, then compare (review the diff); "
+                          "refused under CI=true (tests/helpers/golden_update.py)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    golden_update.configure(config.getoption(golden_update.OPTION), os.environ)
     # Hermetic caches: each process of the run (each pytest-xdist worker) has a cache directory of its own, and
     # the caller's cache, dump and pack settings do not leak in; a test that wants them sets them (monkeypatch).
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
@@ -95,6 +102,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     for folder in _CACHE_HOMES.values():
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"random inputs: {seed.ENV}={seed.base_seed()} (tests/helpers/seed.py)"
 
 
 def _ci_skip_message(report: pytest.CollectReport | pytest.TestReport) -> str | None:

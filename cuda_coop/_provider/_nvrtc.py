@@ -48,14 +48,13 @@ import os
 import re
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import ToolkitNotFoundError
-from ._pch import PchDirectory, PchEntry, Publish, can_fork
+from ._pch import SYSTEM_CLOCK, Clock, PchDirectory, PchEntry, Publish, can_fork
 from ._pch_heap import canonical_address, is_free, map_heap_at
 from ._pch_store import NamedLater, PchStore, default_store, store_key
 
@@ -196,6 +195,8 @@ class NvrtcCompiler:
         Where PCHs are kept across processes (``_pch_store``; the persistent cache's, for the process's
         compiler): a compile given an ``identity`` looks its PCH up there first, and a build it starts is
         kept there, when NVRTC's PCH heap sits at the machine's canonical address (``_pch_heap``).
+    clock:
+        Where compiles and PCH builds read the time and waits sleep (``_pch.Clock``; tests pass a fake one).
 
     Attributes
     ----------
@@ -212,12 +213,14 @@ class NvrtcCompiler:
     """
 
     def __init__(
-        self, *, pch: bool = True, pch_after: int = 0, background: bool = True, store: PchStore | None = None
+        self, *, pch: bool = True, pch_after: int = 0, background: bool = True, store: PchStore | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.pch = pch and (can_fork() or not background)
         self.pch_after = pch_after
         self.background = background
         self.store = store
+        self._clock = clock
         self.calls = 0
         self.pch_builds = 0
         self.pch_hits = 0
@@ -253,7 +256,7 @@ class NvrtcCompiler:
             self.calls += 1
             self._active += 1
         try:
-            start = time.perf_counter()
+            start = self._clock.now()
             extra = [f"--use-pch={entry.path}"] if use and entry else []
             run = functools.partial(_compile, source, [*options, *extra], name, headers)
             # The first compile with a PCH maps NVRTC's heap here unless a tiny compile did: at the address the
@@ -269,7 +272,7 @@ class NvrtcCompiler:
                 use = False
                 if ltoir is None:  # the PCH, not the source, made it fail: compile again without it
                     ltoir, log, _ = _compile(source, options, name, headers)
-            seconds = time.perf_counter() - start
+            seconds = self._clock.now() - start
         finally:
             with self._lock:
                 self._active -= 1
@@ -307,9 +310,9 @@ class NvrtcCompiler:
 
     def wait_for_pch(self, timeout: float | None = None) -> bool:
         """Wait for PCH builds in flight (``timeout`` in total); True if every one finished."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else self._clock.now() + timeout
         for entry in list(self._pchs.values()):
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            left = None if deadline is None else max(0.0, deadline - self._clock.now())
             if not entry.wait(left):
                 return False
         return True
@@ -324,18 +327,18 @@ class NvrtcCompiler:
         """
         if entry.done() or entry.started is None or (plain := self._plain.get(key)) is None:
             return entry.usable()
-        left = entry.started + _BUILD_PER_COMPILE * plain - time.monotonic()
+        start = self._clock.now()
+        left = entry.started + _BUILD_PER_COMPILE * plain - start
         with self._lock:
             if left > _WAIT_SHARE * plain or key in self._waited_out:
                 return False
             self.pch_waits += 1
-        start = time.perf_counter()
         entry.wait(min(_WAIT_SHARE * plain, max(left, 0.0) + 0.2 * plain))
         ready = entry.usable()
         if not entry.done():
             with self._lock:
                 self._waited_out.add(key)
-        _log.debug("cuda.coop: waited %.3f s for precompiled header %s: ready=%s", time.perf_counter() - start,
+        _log.debug("cuda.coop: waited %.3f s for precompiled header %s: ready=%s", self._clock.now() - start,
                    entry.path, ready)
         return ready
 
@@ -418,7 +421,7 @@ class NvrtcCompiler:
             kept = (self._dir.path / f"{key}.pch", self.store.part(key), named.publish)
             build = functools.partial(named.build, build)
             self._named_later.add(key)
-        entry = self._pchs[key] = self._dir.entry(key, store=kept)
+        entry = self._pchs[key] = self._dir.entry(key, store=kept, clock=self._clock)
         return entry, build
 
     def _kept_since(self, key: str, identity: str) -> None:

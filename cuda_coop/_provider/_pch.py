@@ -37,8 +37,9 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
-__all__ = ["PchDirectory", "PchEntry", "Publish", "can_fork", "sweep_stale"]
+__all__ = ["SYSTEM_CLOCK", "Clock", "PchDirectory", "PchEntry", "Publish", "can_fork", "sweep_stale"]
 
 _log = logging.getLogger("cuda.coop")
 
@@ -54,6 +55,31 @@ Build = Callable[[str], bool]
 Publish = Callable[[Path, Callable[[Path], object]], bool]
 """Puts a finished build (its part file) in place, calls the callback with that place as soon as it is usable
 there, then finishes its own work (a seal); True if the build was placed."""
+
+
+class Clock(Protocol):
+    """The time the PCH policy reads and the waits it makes: :data:`SYSTEM_CLOCK`, or in tests one whose time
+    passes only when they let it (so that no test of the policy depends on how fast the machine is)."""
+
+    def now(self) -> float:
+        """Seconds on a monotonic clock."""
+        ...
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` pass."""
+        ...
+
+
+class _SystemClock:
+    def now(self) -> float:
+        return time.perf_counter()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+SYSTEM_CLOCK: Clock = _SystemClock()
+"""``time.perf_counter`` and ``time.sleep``."""
 
 
 def can_fork() -> bool:
@@ -142,8 +168,9 @@ class PchEntry:
     """One precompiled header: built once (in a child or inline), then used until dropped."""
 
     def __init__(self, path: Path, lock_fd: int, *, part: Path | None = None, publish: Publish | None = None,
-                 marker: Path | None = None) -> None:
+                 marker: Path | None = None, clock: Clock = SYSTEM_CLOCK) -> None:
         self.path = path
+        self._clock = clock
         self._part = part or path.with_name(path.name + ".part")
         self._publish = publish
         self._marker = marker
@@ -155,7 +182,7 @@ class PchEntry:
         self._done = False
         self._ok = False
         self.started: float | None = None
-        """``time.monotonic()`` when the build started."""
+        """The clock's ``now()`` when the build started."""
 
     @property
     def detached(self) -> bool:
@@ -190,7 +217,7 @@ class PchEntry:
 
     def start_child(self, build: Build) -> None:
         """Fork a child that builds the PCH; returns at once."""
-        self.started = time.monotonic()
+        self.started = self._clock.now()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork with threads
@@ -219,7 +246,7 @@ class PchEntry:
     def build_inline(self, build: Build) -> None:
         """Build the PCH in this thread (tests, and the fallback when a child cannot be forked)."""
         ok = False
-        self.started = time.monotonic()
+        self.started = self._clock.now()
         try:
             ok = self._finish(build)
         except Exception as exc:  # a PCH is an optimisation: never let it fail a compile
@@ -264,11 +291,11 @@ class PchEntry:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the build finished; False on timeout."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else self._clock.now() + timeout
         while not self.done():
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and self._clock.now() >= deadline:
                 return False
-            time.sleep(0.005)
+            self._clock.sleep(0.005)
         return True
 
     def drop(self, *, remove: bool = True) -> None:
@@ -318,15 +345,17 @@ class PchDirectory:
         atexit.register(self.close)
         return self
 
-    def entry(self, key: str, *, store: tuple[Path, Path, Publish] | None = None) -> PchEntry:
+    def entry(self, key: str, *, store: tuple[Path, Path, Publish] | None = None,
+              clock: Clock = SYSTEM_CLOCK) -> PchEntry:
         """A new entry ``<key>.pch`` in this directory; or, with ``store=(path, part, publish)``, one built at
         ``part`` and handed to ``publish``, which puts it at ``path`` (a build that outlives the process); the
-        builder marks it placed with ``<key>.ready`` here."""
+        builder marks it placed with ``<key>.ready`` here. ``clock``: where it reads its start and waits."""
         if store is None:
-            entry = PchEntry(self.path / f"{key}.pch", self._lock_fd)
+            entry = PchEntry(self.path / f"{key}.pch", self._lock_fd, clock=clock)
         else:
             path, part, publish = store
-            entry = PchEntry(path, self._lock_fd, part=part, publish=publish, marker=self.path / f"{key}.ready")
+            entry = PchEntry(path, self._lock_fd, part=part, publish=publish, marker=self.path / f"{key}.ready",
+                             clock=clock)
         self._entries.append(entry)
         return entry
 

@@ -169,26 +169,43 @@ def _closure() -> Any:
     return via_closure
 
 
+@pytest.fixture
+def planned(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """Each run of cuda-coop's planner from now on: the kernel's name, and whether it rewrote the kernel."""
+    from cuda.coop.numba_mlir._planner import CoopPlanner
+
+    runs: list[tuple[str, bool]] = []
+    run = CoopPlanner.run
+
+    def recorded(self: CoopPlanner) -> bool:
+        changed = run(self)
+        runs.append((self.state.func_ir.func_id.func_name, changed))
+        return changed
+
+    monkeypatch.setattr(CoopPlanner, "run", recorded)
+    return runs
+
+
 @pytest.mark.parametrize(
     "kernel",
     [via_module, via_stub, via_alias, via_submodule, _closure()],
     ids=["module", "stub", "alias", "submodule", "closure"],
 )
-def test_every_spelling_of_a_primitive_reaches_the_planner(kernel: Any) -> None:
+def test_every_spelling_of_a_primitive_reaches_the_planner(kernel: Any, planned: list[tuple[str, bool]]) -> None:
     compiled = compile_kernel(kernel, (I32, I32), block=(128,))
     assert ".entry" in compiled.ptx
+    assert (kernel.py_func.__name__, True) in planned, f"the planner did not rewrite the kernel: {planned}"
 
 
-@cuda.jit
-def only_uniform(x, out):  # type: ignore[no-untyped-def]
-    if coop.uniform(x[0] > 0):
-        out[0] = x[0]
-
-
-def test_a_kernel_that_only_calls_uniform_reaches_the_planner() -> None:
+def test_a_kernel_that_only_calls_uniform_reaches_the_planner(planned: list[tuple[str, bool]]) -> None:
     """``coop.uniform`` alone is rewritten by the planner too (no launch needed): the pre-scan lets it run."""
     from cuda.coop.numba_mlir import _seams
 
+    @cuda.jit
+    def only_uniform(x, out):  # type: ignore[no-untyped-def]
+        if coop.uniform(x[0] > 0):
+            out[0] = x[0]
+
     with _seams.assumed_compute_capability((9, 0)):
-        compiled = only_uniform.compile((types.float32[::1], types.float32[::1]))
-    assert compiled is not None
+        only_uniform.compile((types.float32[::1], types.float32[::1]))
+    assert planned == [("only_uniform", True)], "the planner did not rewrite coop.uniform"

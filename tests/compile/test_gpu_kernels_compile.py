@@ -8,6 +8,7 @@ The refusals of ``tests/gpu/test_refusals.py`` are checked here too.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("numba_cuda_mlir", reason="needs the numba-cuda-mlir extra")
@@ -98,13 +99,10 @@ def test_sanitizer_kernels_compile(block) -> None:
         assert compile_kernel(kernel, sig, block=block, grid=2).cubin
 
 
-def test_checks_catch_truncation_and_signedness() -> None:
+def test_checks_catch_truncation_and_signedness(rng: np.random.Generator) -> None:
     """The GPU tier's comparisons fail on the mistakes its inputs are drawn to expose."""
-    import numpy as np
-
     from tests.gpu._data import abs_terms, assert_matches, random_values, reduce_ref, scan_ref
 
-    rng = np.random.default_rng(0)
     x64 = random_values(rng, "uint64", 256)
     assert (x64 > 2**32).mean() > 0.9 and (x64 > 2**63).mean() > 0.3
     i32 = random_values(rng, "int32", 256)

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, Toolchain
 from cuda.coop._provider._pch import can_fork
 from cuda.coop._specs import Request
+from tests.helpers.waits import HANG_SECONDS
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="precompiled headers need os.fork (POSIX)")
 
@@ -32,7 +32,7 @@ def test_forked_child_builds_a_pch_the_parent_uses_and_errors_keep_it(toolchain:
     c = NvrtcCompiler(pch_after=1)
     first = _provider([REDUCE], toolchain, c)
     first.ltoir()
-    assert c.pch_builds == 1 and c.wait_for_pch(300)
+    assert c.pch_builds == 1 and c.wait_for_pch(HANG_SECONDS)
     second = _provider([SCAN], toolchain, c)
     options, headers = second.nvrtc_inputs  # what the provider's own compile, and the PCH build, were given
     result = c.compile(second.source, options, name="s.cu", preamble=second.preamble, headers=headers)
@@ -57,7 +57,7 @@ def test_the_parent_can_use_the_pch_after_mapping_memory_while_it_builds(toolcha
     _provider([REDUCE], toolchain, c).ltoir()
     assert c.pch_builds == 1
     mapped = [mmap.mmap(-1, (i + 1) << 20) for i in range(48)]  # 1.2 GB of address space, untouched
-    assert c.wait_for_pch(300)
+    assert c.wait_for_pch(HANG_SECONDS)
     second = _provider([SCAN], toolchain, c)
     options, headers = second.nvrtc_inputs
     result = c.compile(second.source, options, name="s.cu", preamble=second.preamble, headers=headers)
@@ -68,33 +68,46 @@ def test_the_parent_can_use_the_pch_after_mapping_memory_while_it_builds(toolcha
 
 
 SCRIPT = r"""
-import json, sys, time
-from cuda.coop._provider import MemoryCache, Provider
+import atexit, json, os, signal
+from cuda.coop._provider import _nvrtc, MemoryCache, Provider, default_compiler
 from cuda.coop._specs import Request
-for n in (1, 2):  # two kernels: the default compiler starts a PCH build after the second
+_nvrtc._build_pch = lambda *args: signal.pause()  # the build never ends by itself: only a kill stops it
+report = {}
+
+def at_exit():  # registered before the compiler's directory, so it runs after the compiler's exit handler
+    try:
+        os.waitpid(report["pid"], os.WNOHANG)
+        report["reaped"] = False
+        os.kill(report["pid"], signal.SIGKILL)  # so that a failing run ends
+    except ChildProcessError:
+        report["reaped"] = True
+    print(json.dumps(report), flush=True)
+
+atexit.register(at_exit)
+for n in (1, 2):  # two kernels: the default compiler starts the PCH build with the first
     Provider([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=n)], block_dim=(64,),
              arch="sm_90", cache=MemoryCache()).ltoir()
-from cuda.coop._provider import default_compiler
 c = default_compiler()
-print(json.dumps({"builds": c.pch_builds, "dir": str(c._dir.path), "end": time.time()}), flush=True)
+[entry] = c._pchs.values()
+report.update(builds=c.pch_builds, dir=str(c._dir.path), pid=entry._pid, in_flight=not entry.done())
 """
 
 
 def test_a_two_kernel_script_does_not_wait_at_exit_for_the_pch(tmp_path: Path) -> None:
+    # Before: ~2.6 s waiting for the build at exit (a thread; exiting under it segfaults). Now the child is killed:
+    # here it never ends by itself, so a script that waited for it would not end (HANG_SECONDS).
     env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=600, check=False)
-    exited = time.time()
+                          timeout=HANG_SECONDS, check=False)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert report["builds"] == 1
-    # Before: ~2.6 s waiting for the build (a thread; exiting under it segfaults). Now the child is killed.
-    assert exited - report["end"] < 1.5
+    assert report["builds"] == 1 and report["in_flight"], report
+    assert report["reaped"], "the build in flight at exit was not killed and reaped by the exit handler"
     assert not Path(report["dir"]).exists() and not list(tmp_path.glob("cuda-coop-pch-*"))
 
 
 KEPT = r"""
-import json, sys
+import json, os, sys
 from cuda.coop._provider import MemoryCache, NvrtcCompiler, Provider, default_compiler
 from cuda.coop._specs import Request
 
@@ -104,8 +117,11 @@ def provider(compiler=None):
 
 ltoir = provider().ltoir()
 c = default_compiler()
-if sys.argv[2] == "wait":
-    c.wait_for_pch(300)
+if sys.argv[2] == "wait":  # for the build, and for its seal: it is usable once in place, then its child seals it
+    c.wait_for_pch()
+    for entry in c._pchs.values():
+        if entry._pid is not None:
+            os.waitpid(entry._pid, 0)
 same = ltoir == provider(NvrtcCompiler(pch=False)).ltoir()
 print(json.dumps({"kept": c.pch_kept, "builds": c.pch_builds, "hits": c.pch_hits, "same": same}))
 """
@@ -119,25 +135,20 @@ def test_a_pch_kept_by_one_process_serves_the_next(tmp_path: Path) -> None:
 
     def run(items: int, wait: bool = False) -> dict[str, object]:
         proc = subprocess.run([sys.executable, "-c", KEPT, str(items), "wait" if wait else "-"], env=env, cwd=REPO,
-                              capture_output=True, text=True, timeout=600, check=False)
+                              capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
         assert proc.returncode == 0, proc.stderr[-3000:]
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
     assert run(1, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
     [pch] = store.glob("*.pch")
-    deadline = time.monotonic() + 60
-    while not (store / f"{pch.stem}.json").is_file() and time.monotonic() < deadline:
-        time.sleep(0.1)  # the build is usable once in place; its seal follows (the child outlives its process)
-    assert (store / f"{pch.stem}.json").is_file()
+    assert (store / f"{pch.stem}.json").is_file(), "the build's child ended without sealing it"
     # Another process (another address-space layout) loads it: no build, and the same LTO-IR as without it.
     assert run(2) == {"kept": 1, "builds": 0, "hits": 1, "same": True}
     # NVRTC maps the file it is given (a truncated one is SIGBUS): a damaged entry is never handed to it.
     pch.write_bytes(pch.read_bytes()[: pch.stat().st_size // 2])
     seal = (store / f"{pch.stem}.json").read_text()
     assert run(3, wait=True) == {"kept": 0, "builds": 1, "hits": 0, "same": True}
-    deadline = time.monotonic() + 60
-    while (store / f"{pch.stem}.json").read_text() == seal and time.monotonic() < deadline:
-        time.sleep(0.1)
+    assert (store / f"{pch.stem}.json").read_text() != seal, "the new build was not sealed"
     assert run(4) == {"kept": 1, "builds": 0, "hits": 1, "same": True}
 
 
@@ -159,7 +170,7 @@ c = NvrtcCompiler()
 for n in (16, 4):  # the first starts the build; the second, after it, uses the PCH
     Provider([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=n)], block_dim=(128,),
              arch="sm_90", cache=MemoryCache(), compiler=c).ltoir()
-    c.wait_for_pch(300)
+    c.wait_for_pch()
 print(json.dumps({"tiny": len(tiny), "builds": c.pch_builds, "hits": c.pch_hits,
                   "canonical": _nvrtc.HEAP.where() is not None}))
 """
@@ -175,7 +186,7 @@ def test_the_parent_loads_the_childs_pch_with_the_heap_steered_or_mapped_before_
     # child inherits it.
     env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", TWO_WAYS, way], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=600, check=False)
+                          timeout=HANG_SECONDS, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     steered = way == "steered"
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
@@ -206,7 +217,7 @@ def provider(items):
                     attempt=CompileAttempt(fingerprinter=fingerprint))
 
 provider(4).ltoir()
-c.wait_for_pch(300)
+c.wait_for_pch()
 provider(2).ltoir()
 report = {"placeable": placeable, "at_fingerprint": builds[0], "builds": c.pch_builds, "hits": c.pch_hits}
 if store is not None:
@@ -225,7 +236,7 @@ def test_the_pch_build_starts_before_the_headers_are_fingerprinted(tmp_path: Pat
     # it builds, where it can steer its heap (else the compile starts the build, once it has the name).
     env = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1", "TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", EARLY, "kept" if kept else "-", str(tmp_path / "pch")], env=env,
-                          cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+                          cwd=REPO, capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     early = not kept or report.pop("placeable")

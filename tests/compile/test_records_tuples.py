@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -26,13 +27,14 @@ from cuda.coop._numba import _kernel_provider
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_records_tuples as gpu
 from tests.helpers.refusal import refused
+from tests.helpers.tiers import uncompiled
 
 F64 = types.float64[::1]
 I32 = types.int32[::1]
 
 
-def test_gpu_kernel_count() -> None:
-    assert gpu.KERNEL_COUNT == len(gpu.CASES) + 3 == 7
+def test_every_gpu_tier_kernel_is_compiled_here() -> None:
+    assert not uncompiled(gpu, sys.modules[__name__])
     assert {len([d for d in c.block if d > 1]) for c in gpu.CASES} == {1, 2, 3}
     assert gpu.REC.itemsize == 24 and gpu.REC.alignment == 8
 

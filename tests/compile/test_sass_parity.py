@@ -21,8 +21,8 @@ What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
   The rest of the gap is the Python kernel's own code, not the CUB wrappers: numba-cuda-mlir indexes an
   array (``partial[cuda.blockIdx.x] = total``) with the memref's runtime stride, its offset and the
   negative-index wraparound, where the twin has a raw pointer (docs/known_issues.rst has the upstream
-  report). Those kernels' measured counts are asserted exactly (``GAPS``): an improvement or a regression
-  fails the run.
+  report). Those kernels have a margin of their own (``GAPS``, the measured ratio rounded up): a regression
+  of cuda-coop's code past it fails the run; an improvement, or another nvcc's twin, does not.
 - Against twins written with numba-cuda-mlir's array ABI and indexing (tests/data/sass/
   numba_abi_twins.cu: the same CUB code, the same kernel-side arithmetic as the Python kernels),
   every kernel is within 1.05x (measured 0.94-0.99 before the aligned-pointer change, which these twins do
@@ -59,14 +59,15 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "histogram_atomic_u8": (types.uint8[::1], types.uint32[::1]),
 }
 
-# Measured SASS instruction counts (cuda-coop, twin), NOP padding excluded, of the kernels over LIMIT: the excess
-# is the numba array ABI of the Python kernel (see the module docstring). Each is asserted exactly, so an
-# improvement (remove the entry once within LIMIT) or a regression fails the run.
+# The margins of the kernels over LIMIT, each its measured ratio of SASS instructions (cuda-coop / twin, NOP padding
+# excluded; numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc) rounded up: the excess is the numba array ABI of the Python kernel
+# (see the module docstring), which the numba-ABI twins below show is not cuda-coop's code. Remove an entry once the
+# kernel is within LIMIT.
 GAPS = {
-    # 177 when the tile's address was formed from an LDC.64 with two IMAD.WIDE: now from the uniform parameter as
-    # in the twin (ULDC, IMAD.WIDE, LEA, LEA.HI.X, and the SHF that sign-extends the thread index), two more.
-    "tile_sum_f32": (179, 167),
-    "histogram_atomic_u8": (127, 113),
+    # 179 / 167 = 1.072 (177 when the tile's address was formed from an LDC.64 with two IMAD.WIDE: now from the
+    # uniform parameter as in the twin: ULDC, IMAD.WIDE, LEA, LEA.HI.X, and the SHF that sign-extends the thread index)
+    "tile_sum_f32": 1.08,
+    "histogram_atomic_u8": 1.13,  # 127 / 113 = 1.124
 }
 
 
@@ -131,16 +132,14 @@ def test_shared_memory_accesses_are_the_twins(name: str, ours: Listings, twins: 
 
 
 @pytest.mark.parametrize("name", list(SIGNATURES))
-def test_instruction_count_within_5_percent(name: str, ours: Listings, twins: Listings) -> None:
+def test_instruction_count_within_its_margin_of_the_twin(name: str, ours: Listings, twins: Listings) -> None:
+    """Within LIMIT of the twin's instructions, or within the margin of a known gap (GAPS)."""
     got, expected = len(ours[name]), len(twins[name])
-    if name in GAPS:  # a known gap: its measured counts, exactly
-        assert (got, expected) == GAPS[name], (
-            f"{name}: {got} SASS instructions, twin {expected} ({got / expected:.3f}x), where {GAPS[name]} was "
-            "measured: a regression, or an improvement to record in GAPS (removed once within LIMIT)"
-        )
-        assert got / expected > LIMIT, f"{name} is within {LIMIT}x of its twin now: remove it from GAPS"
-    else:
-        assert got / expected <= LIMIT, f"{name}: {got} SASS instructions, twin {expected}: {got / expected:.3f}x"
+    margin = GAPS.get(name, LIMIT)
+    assert got / expected <= margin, (
+        f"{name}: {got} SASS instructions, twin {expected}: {got / expected:.3f}x, over its margin {margin}x"
+        + (" (GAPS: the numba array ABI's share)" if name in GAPS else "")
+    )
 
 
 @pytest.mark.parametrize("name", list(SIGNATURES))

@@ -72,9 +72,9 @@ def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     assert "call." not in compiled.ptx
 
 
-def test_gpu_tier_covers_every_axis() -> None:
+def test_gpu_tier_covers_every_axis(rng: np.random.Generator) -> None:
     gpu.test_cases_cover_every_axis()
-    gpu.test_reference_matches_numpy()
+    gpu.test_reference_matches_numpy(rng)
 
 
 # --- misuse ------------------------------------------------------------------------------------------------------

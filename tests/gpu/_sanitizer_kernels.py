@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from tests.helpers import seed
+
 IPT = 4
 BLOCKS = ((128, 1, 1), (7, 5, 3))
 
@@ -97,13 +99,12 @@ def _check(family: str, got: np.ndarray, want: np.ndarray) -> None:
         sys.exit(1)
 
 
-def run(block: tuple[int, int, int]) -> None:
+def run(block: tuple[int, int, int], rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     threads = block[0] * block[1] * block[2]
     load_store, reduce, scan, warp_reduce, warp_scan, width = _kernels(threads)
     grid, tile = 2, threads * IPT
-    rng = np.random.default_rng(threads)
     x = rng.integers(-1000, 1000, grid * tile, dtype=np.int32)
     n = grid * tile - tile // 3
     name = "x".join(map(str, block))
@@ -149,8 +150,9 @@ def run(block: tuple[int, int, int]) -> None:
 
 
 def main() -> None:
+    rng = seed.script_generator()  # the seed the test set (tests/helpers/sanitizer.py)
     for block in BLOCKS:
-        run(block)
+        run(block, rng)
     from numba_cuda_mlir import cuda
 
     cuda.synchronize()

@@ -190,8 +190,7 @@ def signature(case: Case) -> tuple:
     return (arr, arr, types.int64, types.int64, scalar, scalar, *(arr,) * len(OUTPUTS))
 
 
-def _inputs(case: Case) -> dict[str, object]:
-    rng = np.random.default_rng([case.threads, case.ipt, DTYPES.index(case.dtype), LOAD_STORE.index(case.ls)])
+def _inputs(case: Case, rng: np.random.Generator) -> dict[str, object]:
     poison, oob = sentinels(case.dtype)
     tile, dt = case.tile, np.dtype(case.dtype)
     n = TILES * tile - (tile // 3 + 1)  # the last tile is partial (empty when the tile is one item)
@@ -261,10 +260,10 @@ def _terms(case: Case, name: str, padded: np.ndarray, vt: int) -> np.ndarray | N
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_primitives(case: Case) -> None:
+def test_block_primitives(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    inp = _inputs(case)
+    inp = _inputs(case, rng)
     poison = sentinels(case.dtype)[0]
     dt = np.dtype(case.dtype)
     per_thread = TILES * case.threads

@@ -69,11 +69,10 @@ def nan_kernel(name: str):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", list(EXTREMA))
-def test_nan_follows_numpy(name: str, dtype: str) -> None:
+def test_nan_follows_numpy(name: str, dtype: str, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     kernel = nan_kernel(name)
-    rng = np.random.default_rng([len(name), ord(name[-1]), np.dtype(dtype).itemsize])
     x = _nan_tiles(rng, dtype)
     ufunc = EXTREMA[name]
     outs = [cuda.to_device(np.full(n, 7, dtype)) for n in (TILES, TILES * T // W, TILES * T)]
@@ -121,13 +120,12 @@ def identity_kernel(op: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("op", "dtype"), IDENTITY_CASES)
-def test_an_empty_reduction_is_the_identity(op: str, dtype: str) -> None:
+def test_an_empty_reduction_is_the_identity(op: str, dtype: str, rng: np.random.Generator) -> None:
     """Items of 1 and 2 (and their negatives): every sum and product is exact in any order (|partial products|
     only grow), so the results compare exactly."""
     from numba_cuda_mlir import cuda
 
     kernel = identity_kernel(op)
-    rng = np.random.default_rng([len(op), ord(op[0]), np.dtype(dtype).itemsize])
     signs = rng.choice([-1, 1], TILES * T) if dtype != "uint64" else 1
     x = (rng.integers(1, 3, TILES * T) * signs).astype(dtype)
     counts = np.array([0, -3, 5, 2**40], np.int64)  # nothing, nothing, five items, everything
@@ -190,12 +188,11 @@ def one_value_kernel(dtype: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("dtype", ONE_VALUE_TYPES)
-def test_one_value_outputs(dtype: str) -> None:
+def test_one_value_outputs(dtype: str, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     kernel = one_value_kernel(dtype)
     DT = np.uint16 if dtype == "bfloat16" else getattr(np, dtype)
-    rng = np.random.default_rng([len(dtype), 29])
     x = host_values(rng, dtype, TILES * T)
     outs = [cuda.to_device(np.zeros(TILES * T, DT)) for _ in range(4)]
     kernel[TILES, T](cuda.to_device(device_input(dtype, x)), *outs)
@@ -240,11 +237,10 @@ def in_place_kernel():  # type: ignore[no-untyped-def]
     return kernel
 
 
-def test_a_scan_in_place_and_numpy_scalar_arguments() -> None:
+def test_a_scan_in_place_and_numpy_scalar_arguments(rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     kernel = in_place_kernel()
-    rng = np.random.default_rng(29)
     x = rng.integers(-(2**40), 2**40, TILES * T * IPT, dtype=np.int64)
     scanned = cuda.to_device(np.zeros_like(x))
     keys = cuda.to_device(np.zeros(x.size, np.uint32))

@@ -39,11 +39,10 @@ def make_kernel(dtype: str, threads: int):
 
 @pytest.mark.parametrize("dtype", ["int32", "uint64"])
 @pytest.mark.parametrize("big_type", ["int64", "uint64"])
-def test_wide_valid_items_mean_a_full_tile(dtype: str, big_type: str) -> None:
+def test_wide_valid_items_mean_a_full_tile(dtype: str, big_type: str, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     threads, grid = 64, 2
-    rng = np.random.default_rng([threads, len(dtype), len(big_type)])
     x = random_values(rng, dtype, grid * threads * IPT)
     poison, oob = sentinels(dtype)
     dt = np.dtype(dtype)

@@ -14,5 +14,5 @@ import migration
 
 
 @pytest.mark.parametrize("snippet", sorted(migration.CHECKS))
-def test_snippet_matches_numpy(snippet: str) -> None:
-    assert migration.CHECKS[snippet](np.random.default_rng(15), 7), snippet
+def test_snippet_matches_numpy(snippet: str, rng: np.random.Generator) -> None:
+    assert migration.CHECKS[snippet](rng, 7), snippet

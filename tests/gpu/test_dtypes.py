@@ -1,6 +1,6 @@
 """float16, bfloat16, complex64 and complex128 through the block and warp primitives, on the GPU.
 
-Kernels (``KERNEL_COUNT`` in all, each compiled in the compile tier by tests/compile/test_dtypes_compile.py):
+Kernels (each compiled in the compile tier by tests/compile/test_dtypes_compile.py):
 
 - ``CASES``: each dtype x block (128,), (33,), (16,8), (4,4,4), items per thread rotating through
   1/4/16. Every block loads its tile (``coop.block.load`` "transpose"; bfloat16 from raw 16-bit values,
@@ -23,7 +23,6 @@ compiled (compile tier) but not run here.
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +67,6 @@ BROADCAST_CASES = [
 (the broadcast slot is reused)."""
 SCALAR_CASES = [Case(d, (64, 1, 1), 1) for d in DTYPES]
 """One value per thread: scalar scans and a shuffle, whose results come back through the pointer ABI."""
-KERNEL_COUNT = len(CASES) + len(OP_CASES) + len(BROADCAST_CASES) + len(SCALAR_CASES)  # 28
 
 
 # --- host side: values, bfloat16 bits, references ------------------------------------------------------
@@ -300,8 +298,7 @@ def _elem(dtype: str) -> Any:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_sum_scan_exchange(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_sum_scan_exchange(case: Case, rng: np.random.Generator) -> None:
     tile, n, threads = case.threads * case.items, case.items, case.threads
     lw = case.warp
     warps = threads // lw
@@ -330,8 +327,7 @@ def test_sum_scan_exchange(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", OP_CASES, ids=lambda c: c.id)
-def test_user_and_known_operators(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_user_and_known_operators(case: Case, rng: np.random.Generator) -> None:
     tile = case.threads * case.items
     complex_ = case.dtype.startswith("complex")
     x = host_values(rng, case.dtype, tile + 1, near_one=complex_)
@@ -354,8 +350,7 @@ def test_user_and_known_operators(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", BROADCAST_CASES, ids=lambda c: c.id)
-def test_broadcast_in_every_thread(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_broadcast_in_every_thread(case: Case, rng: np.random.Generator) -> None:
     threads, lw = case.threads, case.items
     n = 2 * TILES * threads
     if case.dtype.startswith("int"):
@@ -381,8 +376,7 @@ def test_broadcast_in_every_thread(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", SCALAR_CASES, ids=lambda c: c.id)
-def test_scalar_results(case: Case) -> None:
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+def test_scalar_results(case: Case, rng: np.random.Generator) -> None:
     threads = case.threads
     x = host_values(rng, case.dtype, threads + 1)
     e = _elem(case.dtype)

@@ -202,10 +202,9 @@ def signature(case: Case, pairs: tuple[Pair, ...] | None = None) -> tuple:  # ty
     return tuple(sig)
 
 
-def inputs(case: Case, pair: Pair) -> tuple[np.ndarray, np.ndarray]:
+def inputs(case: Case, pair: Pair, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(samples of all tiles, baseline counters of the composite rows with their guard: one row per tile and
     algorithm)."""
-    rng = np.random.default_rng([case.threads, case.ipt, pair.bins, TYPES.index((pair.dtype, pair.counter, pair.bins))])
     dt, ct = np.dtype(pair.dtype), np.dtype(pair.counter)
     x = rng.integers(0, pair.bins, (TILES, case.tile)).astype(dt)
     x[1] = pair.bins - 1
@@ -235,12 +234,12 @@ def _expected(case: Case, pair: Pair, x: np.ndarray, base: np.ndarray) -> dict[s
     }
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     args, checks = [], []
     for pair in case.pairs:
-        x, base = inputs(case, pair)
+        x, base = inputs(case, pair, rng)
         ct = np.dtype(pair.counter)
         out = cuda.to_device(np.zeros(len(KINDS) * TILES * pair.row, ct))
         comp = cuda.to_device(base)
@@ -268,8 +267,8 @@ def _launch(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_histogram(case: Case) -> None:
-    _launch(case)
+def test_block_histogram(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
 def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch() -> None:
@@ -290,6 +289,6 @@ def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch(
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_block_histogram.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_block_histogram", tool, "block_histogram", 2)
+    run_clean("tests.gpu._sanitizer_block_histogram", tool, "block_histogram", 2, rng=rng)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.helpers import seed
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Tile
 
@@ -211,9 +212,8 @@ def signature(case: Case) -> tuple:  # type: ignore[type-arg]
     return (arr, arr, arr, types.int64[::1], scalar, types.int32, types.int64, types.int64, arr, flag, arr)
 
 
-def inputs(case: Case) -> dict[str, object]:
+def inputs(case: Case, rng: np.random.Generator) -> dict[str, object]:
     """Items with runs of equal values (about 40% of items repeat their predecessor), spanning the type."""
-    rng = np.random.default_rng([case.threads, case.ipt, DTYPES.index(case.dtype)])
     n, tile = TILES * case.tile, case.tile
     values = random_values(rng, case.dtype, n)
     keep = rng.random(n) >= 0.4
@@ -308,10 +308,10 @@ def defined_threads(name: str, threads: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_neighbour_primitives(case: Case) -> None:
+def test_neighbour_primitives(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    inp = inputs(case)
+    inp = inputs(case, rng)
     dt, ft = np.dtype(case.dtype), np.dtype(case.flag_type)
     n, tt = TILES * case.tile, TILES * case.threads
     poison = inp["poison"]
@@ -340,17 +340,18 @@ SANITIZED = [next(c for c in CASES if (c.dtype, c.block, c.ipt) == key)
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
-    assert len(SANITIZED) == 2
-    run_clean("tests.gpu.test_family_block_neighbours", tool, "case", len(SANITIZED))
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
+    assert {c.threads % 32 == 0 for c in SANITIZED} == {True, False}, "whole warps, and a partial warp"
+    run_clean("tests.gpu.test_family_block_neighbours", tool, "case", len(SANITIZED), rng=rng)
 
 
 def main() -> None:
     """Run the sanitized cases (each raises on a wrong result) and print ``ALL OK``."""
     from numba_cuda_mlir import cuda
 
+    rng = seed.script_generator()  # the seed the test set (tests/helpers/sanitizer.py)
     for case in SANITIZED:
-        test_neighbour_primitives(case)
+        test_neighbour_primitives(case, rng)
         print(f"OK case {case.id}")
     cuda.synchronize()
     print("ALL OK")

@@ -251,10 +251,9 @@ def _bits_equal(got: np.ndarray, expected: np.ndarray, what: str) -> None:
     np.testing.assert_array_equal(got.view(u), np.ascontiguousarray(expected).view(u), err_msg=what)
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.threads, case.ipt, DTYPES.index(case.dtype)])
     x, v, ks = keys_for(case, rng), values_for(case), k_for(case, rng)
     begin, end = bit_range(case)
     n = x.size
@@ -292,14 +291,13 @@ def _launch(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_radix_sort(case: Case) -> None:
-    _launch(case)
+def test_block_radix_sort(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
-def test_reference_is_numpys_order_where_numpy_has_cubs() -> None:
+def test_reference_is_numpys_order_where_numpy_has_cubs(rng: np.random.Generator) -> None:
     """The host model agrees with ``np.sort(kind="stable")`` for integers and for floats without NaN (NumPy also
     ties -0.0 and +0.0), and puts NaNs by sign: -NaN first, +NaN last."""
-    rng = np.random.default_rng(5)
     for dtype in DTYPES:
         case = Case(dtype, None, (64, 1, 1), 4, False, "blocked", "default", "argsort")
         x = keys_for(case, rng)
@@ -327,9 +325,9 @@ def test_a_tile_over_the_shared_memory_is_refused_at_launch() -> None:
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_block_radix_sort.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_block_radix_sort", tool, "block_radix_sort", 2)
+    run_clean("tests.gpu._sanitizer_block_radix_sort", tool, "block_radix_sort", 2, rng=rng)
 
 
 # --- radix_rank --------------------------------------------------------------------------------------------------
@@ -447,10 +445,9 @@ def expected_ranks(tile: np.ndarray, case: RankCase, radix_bits: int, match: boo
     return ranks, prefix
 
 
-def _launch_rank(case: RankCase) -> None:
+def _launch_rank(case: RankCase, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.threads, case.ipt, case.radix_bits])
     proxy = Case(case.dtype, None, case.block, case.ipt, False, "blocked", "default", "argsort")
     x = keys_for(proxy, rng)
     T, b, mb = case.threads, tracked(case.radix_bits, case.threads), tracked(case.match_bits, case.threads)
@@ -476,5 +473,5 @@ def _launch_rank(case: RankCase) -> None:
 
 
 @pytest.mark.parametrize("case", RANK_CASES, ids=lambda c: c.id)
-def test_block_radix_rank(case: RankCase) -> None:
-    _launch_rank(case)
+def test_block_radix_rank(case: RankCase, rng: np.random.Generator) -> None:
+    _launch_rank(case, rng)

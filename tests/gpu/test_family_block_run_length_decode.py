@@ -216,9 +216,8 @@ def signature(case: Case | Run) -> tuple:
     return tuple(sig)
 
 
-def inputs(case: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def inputs(case: Run, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values, lengths, block-local run offsets) of all blocks."""
-    rng = np.random.default_rng([case.threads, case.runs, case.decoded, VALUE_TYPES.index(case.types[0])])
     vt, lt, ot = (np.dtype(t) for t in case.types[:3])
     if vt.kind == "f":
         values = rng.normal(0, 1e6, (TILES, case.run_tile)).astype(vt)
@@ -232,12 +231,12 @@ def inputs(case: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return values.reshape(-1), lengths.astype(lt).reshape(-1), offsets.astype(ot).reshape(-1)
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     args, checks = [], []
     for run in case.run_list:
-        values, lengths, offsets = inputs(run)
+        values, lengths, offsets = inputs(run, rng)
         vt, rt, dt = np.dtype(run.types[0]), np.dtype(run.types[4]), np.dtype(run.types[3])
         size = TILES * run.region
         poison_v = vt.type(np.nan) if vt.kind == "f" else vt.type(np.iinfo(vt).max)
@@ -277,11 +276,11 @@ def _check(run: Run, values, lengths, poison_v, poison_r, outs, rel, totals) -> 
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_run_length_decode(case: Case) -> None:
-    _launch(case)
+def test_block_run_length_decode(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_block_run_length_decode.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_block_run_length_decode", tool, "block_run_length_decode", 2)
+    run_clean("tests.gpu._sanitizer_block_run_length_decode", tool, "block_run_length_decode", 2, rng=rng)

@@ -293,10 +293,9 @@ def _scattered(x: np.ndarray, perm: np.ndarray, size: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
-def test_block_exchange(case: BlockCase) -> None:
+def test_block_exchange(case: BlockCase, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng()
     n = GRID * case.tile
     perm = _permutations(rng, GRID, case.tile)
     keep = (rng.random(n) < 0.7).astype(np.uint8)
@@ -326,10 +325,9 @@ def test_block_exchange(case: BlockCase) -> None:
 
 
 @pytest.mark.parametrize("case", WARP_MATRIX, ids=lambda c: c.id)
-def test_warp_exchange(case: WarpCase) -> None:
+def test_warp_exchange(case: WarpCase, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng()
     n, ns = GRID * case.threads * case.ipt, GRID * case.threads * case.width
     x, xs = random_values(rng, case.dtype, n), random_values(rng, case.dtype, ns)
     segment = case.width * case.ipt
@@ -364,6 +362,6 @@ def test_warp_striped_refused_at_launch_for_partial_warps() -> None:
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_exchange.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_exchange", tool, "exchange", 2)
+    run_clean("tests.gpu._sanitizer_exchange", tool, "exchange", 2, rng=rng)

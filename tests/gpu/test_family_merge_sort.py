@@ -27,7 +27,8 @@ compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_merge_
 
 from __future__ import annotations
 
-import zlib
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -299,10 +300,9 @@ def check(case: Case, keys: np.ndarray, values: np.ndarray, valid: np.ndarray, g
                 assert_bits_equal(v_out, v_in[order], what + " values")
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
     keys, values = inputs(case, rng)
     valid = valid_counts(case)
     oob_lt, oob_gt = oob_keys(case.dtype)
@@ -325,8 +325,9 @@ def test_the_cases_cover_every_axis() -> None:
     assert {c.values for c in BLOCK_CASES} == set(VALUES) == {c.values for c in WARP_CASES}
     assert {c.block for c in BLOCK_CASES} == set(BLOCKS)
     assert {c.ipt for c in BLOCK_CASES} == set(ITEMS) == {c.ipt for c in WARP_CASES}
-    assert {c.warp for c in WARP_CASES} == set(WARP_THREADS)
-    assert len(cases) == 42
+    assert Counter((c.block, c.ipt) for c in BLOCK_CASES) == dict.fromkeys(itertools.product(BLOCKS, ITEMS), 2)
+    assert Counter(c.warp for c in WARP_CASES) == dict.fromkeys(WARP_THREADS, 2)  # each logical warp twice ...
+    assert set(PARTIAL_WARP_BLOCKS.items()) <= {(c.warp, c.block) for c in WARP_CASES}  # ... in a partial warp too
 
 
 def test_the_reference_is_numpys_stable_sort() -> None:
@@ -338,13 +339,13 @@ def test_the_reference_is_numpys_stable_sort() -> None:
 
 
 @pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
-def test_block_merge_sort(case: Case) -> None:
-    _launch(case)
+def test_block_merge_sort(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
 @pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
-def test_warp_merge_sort(case: Case) -> None:
-    _launch(case)
+def test_warp_merge_sort(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
 def test_a_block_that_is_not_a_power_of_two_is_refused_at_launch() -> None:
@@ -368,6 +369,6 @@ def test_a_block_that_is_not_a_power_of_two_is_refused_at_launch() -> None:
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """``tests/gpu/_sanitizer_merge_sort.py`` under compute-sanitizer: right results, nothing found."""
-    run_clean("tests.gpu._sanitizer_merge_sort", tool, "merge_sort", 2)
+    run_clean("tests.gpu._sanitizer_merge_sort", tool, "merge_sort", 2, rng=rng)

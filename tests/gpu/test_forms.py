@@ -35,7 +35,7 @@ def _cuda():
         (TILE, np.int32, TILE),
     ],
 )
-def test_valid_items_of_any_width(count: int, dtype: type, expected: int) -> None:
+def test_valid_items_of_any_width(count: int, dtype: type, expected: int, rng: np.random.Generator) -> None:
     cuda = _cuda()
     import cuda.coop as coop
 
@@ -50,7 +50,6 @@ def test_valid_items_of_any_width(count: int, dtype: type, expected: int) -> Non
         if cuda.threadIdx.x == 0:
             sums[0] = total
 
-    rng = np.random.default_rng()
     x = rng.integers(-(2**62), 2**62, TILE + 64, dtype=np.int64)
     out = cuda.to_device(np.full(TILE + 64, 12345, np.int64))
     sums = cuda.to_device(np.zeros(1, np.int64))
@@ -63,7 +62,7 @@ def test_valid_items_of_any_width(count: int, dtype: type, expected: int) -> Non
     assert sums.copy_to_host()[0] == np.sum(loaded[:threads, 0], dtype=np.int64)  # no valid thread: 0
 
 
-def test_warp_aggregates_seeds_and_arrays() -> None:
+def test_warp_aggregates_seeds_and_arrays(rng: np.random.Generator) -> None:
     cuda = _cuda()
     import cuda.coop as coop
 
@@ -83,7 +82,6 @@ def test_warp_aggregates_seeds_and_arrays() -> None:
         if cuda.threadIdx.x % W == 0:
             red[i // W] = r
 
-    rng = np.random.default_rng()
     n = 4 * 96
     x = rng.integers(-(2**40), 2**40, n, dtype=np.int64)
     ex, agg, inc = (cuda.to_device(np.zeros(n, np.int64)) for _ in range(3))
@@ -96,7 +94,7 @@ def test_warp_aggregates_seeds_and_arrays() -> None:
     assert np.array_equal(red.copy_to_host(), (seg * 3 + 3).sum(axis=1))
 
 
-def test_seeded_block_inclusive_scan_and_function_operators() -> None:
+def test_seeded_block_inclusive_scan_and_function_operators(rng: np.random.Generator) -> None:
     cuda = _cuda()
     import cuda.coop as coop
 
@@ -113,7 +111,6 @@ def test_seeded_block_inclusive_scan_and_function_operators() -> None:
         if cuda.threadIdx.x == 0:
             lam[0] = best
 
-    rng = np.random.default_rng()
     x = rng.uniform(-1e6, 1e6, TILE)
     hypot = np.sqrt(np.cumsum(x * x))  # hypot is associative up to rounding
     hypot[0] = x[0]  # an inclusive scan's first output is its input: op is not applied to it

@@ -1,13 +1,12 @@
 """Launching with a new grid and the same block shape reuses the compiled kernel (GPU tier).
 
 The compile tier (tests/compile/test_grid_reuse.py) shows the overload lookup; here the kernel is
-launched with three grids: every result is checked against NumPy, the kernel is compiled once
-for the block shape, and the first launch with a new grid costs at most 20 ms (issue 14, item 4).
+launched with three grids: every result is checked against NumPy, and the kernel is compiled once
+for the block shape, at its first launch (issue 14, item 4). What a new grid's launch costs is
+measured by ``benchmarks/kernel_compile.py`` (``TARGET_NEW_GRID``), not asserted here.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 from numba_cuda_mlir import cuda
@@ -28,26 +27,15 @@ def tile_sums(x, partial):
         partial[cuda.blockIdx.x] = total
 
 
-def _launch(tiles: int) -> float:
-    """Launch with ``tiles`` blocks, check the sums, and return the launch's wall time (s)."""
+def _launch(tiles: int) -> int:
+    """Launch with ``tiles`` blocks, check the sums, and return the kernel's compiles so far."""
     x = np.arange(tiles * TILE, dtype=np.float32) % 7
     d_x, d_partial = cuda.to_device(x), cuda.to_device(np.zeros(tiles, np.float32))
-    cuda.synchronize()
-    start = time.perf_counter()
     tile_sums[tiles, THREADS](d_x, d_partial)
-    cuda.synchronize()
-    seconds = time.perf_counter() - start
     np.testing.assert_allclose(d_partial.copy_to_host(), x.reshape(tiles, TILE).sum(axis=1))
-    return seconds
+    return sum(tile_sums.launch_config_stats.cache_misses.values())
 
 
 def test_new_grid_reuses_the_kernel() -> None:
-    first = _launch(4)
-    second = _launch(64)
-    third = _launch(1000)
-    again = _launch(4)
-    compiles = sum(tile_sums.launch_config_stats.cache_misses.values())
-    print(f"first launch {first * 1000:.1f} ms; new grids {second * 1000:.1f} and {third * 1000:.1f} ms; "
-          f"grid seen before {again * 1000:.2f} ms; compiles {compiles}")
-    assert compiles == 1, f"{compiles} compiles for one block shape and three grids"
-    assert max(second, third) <= 0.020, f"a new grid took {max(second, third) * 1000:.1f} ms"
+    compiles = [_launch(tiles) for tiles in (4, 64, 1000, 4)]
+    assert compiles == [1, 1, 1, 1], f"compiles after each launch (grids 4, 64, 1000, 4): {compiles}"

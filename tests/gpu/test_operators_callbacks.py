@@ -20,7 +20,7 @@ def running_total(state, block_aggregate):
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
 @pytest.mark.parametrize("block", [(128, 1, 1), (16, 8, 1), (4, 4, 4)])
-def test_python_operator(dtype: str, block: tuple[int, int, int]) -> None:
+def test_python_operator(dtype: str, block: tuple[int, int, int], rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     import cuda.coop as coop
@@ -41,7 +41,7 @@ def test_python_operator(dtype: str, block: tuple[int, int, int]) -> None:
             warp_out[g // 32] = w
 
     blocks = 3
-    x = random_values(np.random.default_rng(threads), dtype, blocks * threads)
+    x = random_values(rng, dtype, blocks * threads)
     dt = np.dtype(dtype)
     sizes = (blocks, blocks * threads // 32, blocks * threads)
     outs = [cuda.to_device(np.full(n, sentinels(dtype)[0], dt)) for n in sizes]
@@ -58,7 +58,9 @@ def test_python_operator(dtype: str, block: tuple[int, int, int]) -> None:
 @pytest.mark.parametrize("dtype", ["int32", "uint64", "float64"])
 @pytest.mark.parametrize(("block", "algorithm"), [((128, 1, 1), "raking"), ((16, 8, 1), "warp_scans"),
                                                   ((4, 4, 4), "raking_memoize")])
-def test_prefix_callback_scans_across_tiles(dtype: str, block: tuple[int, int, int], algorithm: str) -> None:
+def test_prefix_callback_scans_across_tiles(
+    dtype: str, block: tuple[int, int, int], algorithm: str, rng: np.random.Generator
+) -> None:
     """One block scans many tiles; the callback carries the running total (a single-pass scan)."""
     from numba_cuda_mlir import cuda
 
@@ -78,7 +80,7 @@ def test_prefix_callback_scans_across_tiles(dtype: str, block: tuple[int, int, i
             coop.block.store(y, items, offset=tile * TILE)
 
     tiles = 7
-    x = random_values(np.random.default_rng(threads + tiles), dtype, tiles * TILE)
+    x = random_values(rng, dtype, tiles * TILE)
     y = cuda.to_device(np.full(x.size, sentinels(dtype)[0], np.dtype(dtype)))
     kernel[1, block](cuda.to_device(x), y, tiles)
     expected = exclusive_ref("+", x[None, :], np.zeros((), x.dtype)[()])[0]  # integers wrap in their dtype

@@ -17,8 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tests.helpers import seed
 from tests.helpers.packs import child_env, require_numba_cuda_mlir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +29,7 @@ TARGET_SECONDS = 0.2
 SCRIPT = r"""
 import json, sys, time
 import numpy as np
+from tests.helpers import seed
 from tests.helpers.link_log import count_nvjitlink, record_links
 links, nvjitlink = record_links(), count_nvjitlink()
 import cuda.coop  # before numba_cuda_mlir's cuda, which the name cuda must stay bound to
@@ -34,7 +37,7 @@ from numba_cuda_mlir import cuda
 from cuda.coop._provider._nvrtc import default_compiler
 from tests.gpu import _pack_kernels as k
 
-rng = np.random.default_rng(int(sys.argv[1]))
+rng = seed.script_generator()  # the seed the test set
 cuda.to_device(np.zeros(1, np.int8))
 cuda.synchronize()  # the context: not part of a first launch
 
@@ -90,12 +93,12 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "pack"
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("run", [1, 2])  # two fresh processes, each with data of its own
 def test_first_launch_from_a_pack_is_correct_and_compiles_nothing(
-    pack: Path, tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+    pack: Path, tmp_path: Path, run: int, capsys: pytest.CaptureFixture[str], rng: np.random.Generator
 ) -> None:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(seed)],
-                          env=child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)), cwd=REPO, capture_output=True,
+    env = seed.child_env(rng, child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)))
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True,
                           text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -144,9 +144,8 @@ def model_view(dtype: str, bits: np.ndarray) -> np.ndarray:
     return half.as_f16(bits) if dtype == "bfloat16" else np.ascontiguousarray(bits).view(dtype)
 
 
-def tiles_for(dtype: str, tile: int, count: int, seed: list[int]) -> np.ndarray:
+def tiles_for(dtype: str, tile: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """``count`` tiles of key bits: random with the specials, ties, reverse-sorted, in turn."""
-    rng = np.random.default_rng(seed)
     chunks = []
     while sum(len(c) for c in chunks) < count * tile:
         if dtype in ("float16", "bfloat16"):
@@ -331,11 +330,10 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(f"uint{8 * a.dtype.itemsize}")
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.threads, case.ipt, KEYS.index(case.dtype), case.descending])
-    tiles = tiles_for(case.dtype, case.tile, KINDS, [case.tile, KEYS.index(case.dtype)])
+    tiles = tiles_for(case.dtype, case.tile, KINDS, rng)
     ns, tile = counts(case.tile, case.count_type, rng), case.tile
     ks = np.array([2, 5, (tile - 1) // 2, tile + 1, tile // 3, 4, valid(ns[6], tile) + 7], np.int64)
     begin, end, rank_begin, rank_end = bit_ranges(case)
@@ -410,8 +408,8 @@ def _check_tile(case: Case, b: int, tile_bits: np.ndarray, nv: int, k: int, pois
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_partial_tiles(case: Case) -> None:
-    _launch(case)
+def test_block_partial_tiles(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
 # --- the warp forms ------------------------------------------------------------------------------------------------
@@ -515,12 +513,11 @@ def warp_signature(case: WarpCase) -> tuple[Any, ...]:
             k, v, k)
 
 
-def _launch_warp(case: WarpCase) -> None:
+def _launch_warp(case: WarpCase, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.threads, case.ipt, KEYS.index(case.dtype), case.descending])
     wt, warps = case.warp_tile, case.warps
-    tiles = tiles_for(case.dtype, wt, warps, [wt, KEYS.index(case.dtype), 1])
+    tiles = tiles_for(case.dtype, wt, warps, rng)
     kinds = counts(wt, case.count_type, rng)
     ns = np.array([kinds[w % KINDS] for w in range(warps)], dtype=case.count_type)
     nv = [valid(c, wt) for c in ns]
@@ -561,19 +558,18 @@ def _launch_warp(case: WarpCase) -> None:
 
 
 @pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
-def test_warp_partial_tiles(case: WarpCase) -> None:
-    _launch_warp(case)
+def test_warp_partial_tiles(case: WarpCase, rng: np.random.Generator) -> None:
+    _launch_warp(case, rng)
 
 
 # --- the host model ------------------------------------------------------------------------------------------------
 
 
-def test_pad_keys_sort_last_and_poison_first() -> None:
+def test_pad_keys_sort_last_and_poison_first(rng: np.random.Generator) -> None:
     """The host's pad and poison keys are the last and first in CUB's order (``order`` of the model), for every key
     type and both directions, with any bit range."""
     for dtype in KEYS:
         u = _ubits(dtype)
-        rng = np.random.default_rng(width(dtype))
         bits = rng.integers(0, np.iinfo(u).max, 64, dtype=u, endpoint=True)
         for descending in (False, True):
             pad, poison = last_key(dtype, descending), first_key(dtype, descending)

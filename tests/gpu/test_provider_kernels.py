@@ -164,13 +164,12 @@ def _pointer(array) -> np.uint64:
 
 
 @pytest.mark.parametrize("block", [(128, 1, 1), (16, 8, 1), (8, 4, 4)], ids=str)
-def test_provider_kernel_on_the_gpu(block: tuple[int, int, int]) -> None:
+def test_provider_kernel_on_the_gpu(block: tuple[int, int, int], rng: np.random.Generator) -> None:
     """Loaded and launched through cuda.core (the extra's), with numba-cuda-mlir's device arrays: no CuPy."""
     from cuda.core import Device, LaunchConfig, ObjectCode, launch
     from numba_cuda_mlir import cuda
 
     threads, blocks = block[0] * block[1] * block[2], 20
-    rng = np.random.default_rng(sum(block))
     n = blocks * TILES * threads
     x = rng.integers(-1000, 1000, n * IPT, dtype=np.int32)
     pair_t = np.dtype([("a", np.int32), ("b", np.int32)])

@@ -248,10 +248,9 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(np.uint16)
 
 
-def _launch(case: Case) -> None:
+def _launch(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
-    rng = np.random.default_rng([case.threads, case.ipt, DTYPES.index(case.dtype)])
     x, ks = keys_for(case, rng), k_for(case, rng)
     n = x.size
     v = np.arange(n, dtype=np.int32)
@@ -295,13 +294,12 @@ def _launch(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_half_keys(case: Case) -> None:
-    _launch(case)
+def test_half_keys(case: Case, rng: np.random.Generator) -> None:
+    _launch(case, rng)
 
 
-def test_model_is_numpys_order_without_nans_and_orders_nans_by_sign() -> None:
+def test_model_is_numpys_order_without_nans_and_orders_nans_by_sign(rng: np.random.Generator) -> None:
     """The host model (bits viewed as float16) against NumPy for both formats; NaNs by sign bit and payload."""
-    rng = np.random.default_rng(11)
     for dtype in DTYPES:
         case = Case(dtype, (128, 1, 1), 8, False, "blocked", "default", True, "basic")
         x = keys_for(case, rng)

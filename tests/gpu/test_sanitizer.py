@@ -9,6 +9,7 @@ sanitize is not green). The summary parser is tested on the host (tests/unit/tes
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.helpers.sanitizer import run_clean
@@ -17,6 +18,6 @@ FAMILIES = ("load_store", "reduce", "scan", "warp_reduce", "warp_scan")
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-def test_compute_sanitizer_is_clean(tool: str) -> None:
+def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
     """Every family ran on both blocks (``OK <family> `` twice each)."""
-    run_clean("tests.gpu._sanitizer_kernels", tool, FAMILIES, 2)
+    run_clean("tests.gpu._sanitizer_kernels", tool, FAMILIES, 2, rng=rng)

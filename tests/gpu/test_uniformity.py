@@ -8,15 +8,9 @@ conditions asserted with ``coop.uniform`` (block- and warp-uniform).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 T = 128  # threads per block (1-D)
 BLOCKS = 6
-
-
-@pytest.fixture(scope="module")
-def rng() -> np.random.Generator:
-    return np.random.default_rng(2026)
 
 
 def test_block_index_branch_and_rejoining_guard(rng: np.random.Generator) -> None:

@@ -87,12 +87,11 @@ def signature(case: Case) -> tuple:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_warp_primitives(case: Case) -> None:
+def test_warp_primitives(case: Case, rng: np.random.Generator) -> None:
     from numba_cuda_mlir import cuda
 
     n = GRID * case.threads
     width = case.width
-    rng = np.random.default_rng([width, case.threads, DTYPES.index(case.dtype)])
     x = random_values(rng, case.dtype, n)
     initial = random_values(rng, case.dtype, 1)[0]
     valid = max(1, width - 1 - width // 4)

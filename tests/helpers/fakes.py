@@ -2,7 +2,8 @@
 
 - :class:`FakeCompiler` stands in for NVRTC behind the provider's compiler seam (real: tests/compile).
 - :class:`FakeNvrtc` stands in for ``_nvrtc._compile`` in the PCH policy tests
-  (real: tests/compile/test_provider_pch.py).
+  (real: tests/compile/test_provider_pch.py), and :class:`FakeClock` for the compiler's clock (``_pch.Clock``) there:
+  time passes only when a compile or a wait says so, and a held build ends when that time reaches its end.
 - :class:`FakeBackend` stands in for the library loader of ``_toolkit`` (real: tests/compile/test_conda_prefix.py).
 - :data:`TOOLCHAIN` is a toolchain that points at no files (real: ``resolve_toolchain`` in tests/compile).
 """
@@ -13,11 +14,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cuda.coop._provider import Toolchain
 from cuda.coop._provider._nvrtc import CompileResult
 
-__all__ = ["OK", "TOOLCHAIN", "FakeBackend", "FakeCompiler", "FakeNvrtc"]
+__all__ = ["OK", "TOOLCHAIN", "FakeBackend", "FakeClock", "FakeCompiler", "FakeNvrtc"]
 
 OK = object()
 """The success code FakeNvrtc returns."""
@@ -60,16 +62,32 @@ class FakeCompiler:
 
 
 class FakeNvrtc:
-    """Stands in for ``_nvrtc._compile``: records options; can fail PCH builds or PCH use."""
+    """Stands in for ``_nvrtc._compile``: records options; can fail PCH builds or PCH use.
 
-    def __init__(self, *, build_ok: bool = True, use_ok: bool = True, build_seconds: float = 0.0) -> None:
+    A PCH build runs at once, unless :meth:`hold` made builds wait (in their forked child) for :meth:`release`. A
+    compile without a PCH takes ``compile_seconds`` of its :class:`FakeClock`'s time (one with a PCH takes none);
+    a held build, ``build_seconds`` of it. Nothing sleeps.
+    """
+
+    def __init__(self, *, build_ok: bool = True, use_ok: bool = True) -> None:
         self.calls: list[tuple[str, ...]] = []
         self.headers: list[dict[str, str]] = []
         self.build_ok = build_ok
         self.use_ok = use_ok
         self.use_warns = False
-        self.build_seconds = build_seconds
-        self.compile_seconds = 0.0  # a compile without a PCH; one with a PCH takes none
+        self.build_seconds = 0.0
+        self.compile_seconds = 0.0
+        self.clock: FakeClock | None = None
+        self._gate: Path | None = None
+
+    def hold(self, gate: Path) -> None:
+        """From now on a build waits, in its child, until :meth:`release` (``gate``: a path that does not exist)."""
+        self._gate = gate
+
+    def release(self) -> None:
+        """Let every held build end."""
+        if self._gate is not None:
+            self._gate.touch()
 
     def __call__(
         self, source: str, options: Sequence[str], name: str, headers: Mapping[str, str] | None = None
@@ -78,7 +96,8 @@ class FakeNvrtc:
         self.headers.append(dict(headers or {}))
         create = [o.split("=", 1)[1] for o in options if o.startswith("--create-pch=")]
         if create:
-            time.sleep(self.build_seconds)
+            while self._gate is not None and not self._gate.exists():  # held: the test lets it go
+                time.sleep(0.001)
             if self.build_ok:
                 Path(create[0]).write_bytes(b"pch")
             return b"", f'"{name}": creating precompiled header file "{create[0]}"\n', OK if self.build_ok else "heap"
@@ -88,12 +107,45 @@ class FakeNvrtc:
             return None, f'Catastrophic error: cannot open precompiled header file "{use[0]}"\n', None
         if use and self.use_warns:  # ... and when it is damaged or from another process (the compile goes on)
             return b"LTOIR", f'Warning #626-D: precompiled header file "{use[0]}" is either invalid\n', None
-        if not use:
-            time.sleep(self.compile_seconds)
+        if not use and self.clock is not None:
+            self.clock.advance(self.compile_seconds)
         if "static_assert" in source:
             return None, note + 'p.cu(3): error: static assertion failed with "too big"\n1 error detected\n', None
         return b"LTOIR", note, None
 
+
+class FakeClock:
+    """The clock of the compilers in :attr:`compilers` (``_pch.Clock``): its time passes only by :meth:`advance`
+    (a :class:`FakeNvrtc` compile, a test) and :meth:`sleep` (a wait for a build). The builds are held
+    (:meth:`FakeNvrtc.hold`); the sleep that takes the time to a build's start + ``FakeNvrtc.build_seconds`` lets it
+    go and returns once its child has ended, so a wait sees the build end exactly when the policy expects it to.
+    A wait that passes :data:`HORIZON` of this time fails: it waits for a build that never ends."""
+
+    HORIZON = 3600.0
+
+    def __init__(self, fake: FakeNvrtc, gate: Path) -> None:
+        self.fake = fake
+        self.time = 1000.0
+        self.compilers: list[Any] = []
+        fake.clock = self
+        fake.hold(gate)
+
+    def now(self) -> float:
+        return self.time
+
+    def advance(self, seconds: float) -> None:
+        self.time += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.time += seconds
+        assert self.time < 1000.0 + self.HORIZON, "waited an hour of fake time for a build that never ends"
+        for compiler in self.compilers:
+            for entry in list(compiler._pchs.values()):
+                due = entry.started is not None and self.time >= entry.started + self.fake.build_seconds
+                if due and not entry.done():
+                    self.fake.release()
+                    while not entry.done():  # its child, let go, ends
+                        time.sleep(0.001)
 
 
 @dataclass

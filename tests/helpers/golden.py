@@ -6,13 +6,14 @@
 The C++ every provider repeats verbatim (the ``cuda_coop_detail`` block, a composition's support code) is folded
 to a comment naming where it is written (:func:`fold`): a golden holds what its call sites render.
 
-Regenerate the goldens after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest <the test file>`` and
-review the diff: each is written, then compared.
+Regenerate the goldens after an intended change with ``python -m pytest --update-goldens <the test file>`` and review
+the diff: each is written, then compared. Only that option rewrites them, and never under ``CI=true``
+(``tests/helpers/golden_update.py``); the environment variable ``CUDA_COOP_UPDATE_GOLDENS`` that once did is
+refused, so that a value left in a shell cannot make the golden tests rewrite and pass.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -21,11 +22,12 @@ from cuda.coop._provider import plan, render
 from cuda.coop._provider._abi import Plan
 from cuda.coop._provider._render import _DETAIL
 from cuda.coop._specs import Request
+from tests.helpers import golden_update
 
 __all__ = [
     "CCCL",
     "RENDER_DATA",
-    "UPDATE",
+    "REWRITE",
     "after_preamble",
     "check_golden",
     "fixed_blocks",
@@ -38,8 +40,8 @@ RENDER_DATA = Path(__file__).resolve().parents[1] / "data" / "render"
 """Where the goldens are."""
 CCCL = 3006000
 """The CCCL version the goldens are rendered for (``CCCL_VERSION`` of 3.6.0)."""
-UPDATE = "CUDA_COOP_UPDATE_GOLDENS"
-"""Set (non-empty), the goldens are rewritten from what the tests render before they compare."""
+REWRITE = f"python -m pytest {golden_update.OPTION} <the test file>"
+"""How to rewrite the goldens from what the tests render (then review the diff)."""
 
 
 def render_plan(planned: Plan, headers: Sequence[str] | None = None) -> str:
@@ -72,15 +74,15 @@ def fixed_blocks() -> dict[str, str]:
 
 
 def check_golden(path_or_name: str | Path, text: str) -> None:
-    """``text``, :func:`fold`-ed, equals the golden: a ``Path``, or a name of ``tests/data/render/<name>.cu``. Under
-    ``CUDA_COOP_UPDATE_GOLDENS=1`` the golden is written first."""
+    """``text``, :func:`fold`-ed, equals the golden: a ``Path``, or a name of ``tests/data/render/<name>.cu``. In a run
+    with ``--update-goldens`` (``golden_update.requested()``) the golden is written first."""
     text = fold(text)
     path = path_or_name if isinstance(path_or_name, Path) else RENDER_DATA / f"{path_or_name}.cu"
-    if os.environ.get(UPDATE):
+    if golden_update.requested():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    assert path.is_file(), f"missing golden {path}; run with {UPDATE}=1"
-    assert text == path.read_text(encoding="utf-8"), f"{path} is out of date ({UPDATE}=1)"
+    assert path.is_file(), f"missing golden {path}; write it with {REWRITE}"
+    assert text == path.read_text(encoding="utf-8"), f"{path} is out of date; rewrite it with {REWRITE} if intended"
 
 
 def after_preamble(text: str) -> str:

@@ -1,11 +1,13 @@
 """The GPU tier's compute-sanitizer runs: a family's script under one tool, right results and nothing found.
 
 Each family has a script (``tests/gpu/_sanitizer_<family>.py``, a module run with ``python -m``) that launches its
-kernels, checks them against NumPy, prints ``OK <marker> ...`` per kernel and ``ALL OK`` at the end.
+kernels, checks them against NumPy, prints ``OK <marker> ...`` per kernel and ``ALL OK`` at the end. Its random
+inputs come from ``tests.helpers.seed.script_generator()``, seeded from the test's ``rng`` (``seed.child_env``):
+a failure names that seed, and rerunning the test, or the script with it, repeats the data.
 
     @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
-    def test_compute_sanitizer_is_clean(tool: str) -> None:
-        run_clean("tests.gpu._sanitizer_exchange", tool, "exchange", 2)
+    def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None:
+        run_clean("tests.gpu._sanitizer_exchange", tool, "exchange", 2, rng=rng)
 
 compute-sanitizer comes from PATH, ``$CUDA_HOME/bin``, ``$CUDA_PATH/bin`` or ``/usr/local/cuda/bin``; without it the
 test fails (a GPU run that cannot sanitize is not green).
@@ -20,8 +22,14 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.helpers import seed
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["ROOT", "find_sanitizer", "run_clean", "summary_counts"]
 
@@ -55,21 +63,28 @@ def summary_counts(tool: str, output: str) -> dict[str, int]:
     return {"errors": int(m[1])}
 
 
-def run_clean(module: str, tool: str, marker: str | Sequence[str], count: int, timeout: float = 540) -> str:
+def run_clean(
+    module: str, tool: str, marker: str | Sequence[str], count: int, *, rng: np.random.Generator | None,
+    timeout: float = 540,
+) -> str:
     """Run ``python -m <module>`` under ``compute-sanitizer --tool <tool>`` and assert: it printed ``ALL OK``, ``count``
     lines ``OK <marker> `` (of each marker, given several), the tool's summary counts nothing, and it exited 0.
-    Returns the output."""
-    env = dict(os.environ)
+    The script's seed is drawn from ``rng``, the test's (None: its inputs are not random). Returns the output."""
+    env = dict(os.environ) if rng is None else seed.child_env(rng)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     command = [find_sanitizer(), "--tool", tool, "--target-processes", "all", sys.executable, "-m", module]
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     # Seen on the H200: under compute-sanitizer the spaces of the script's lines arrived as NUL bytes.
     output = (result.stdout + result.stderr).replace("\x00", " ")
-    assert "ALL OK" in output, f"the kernels of {module} did not all run correctly under {tool}:\n{output[-6000:]}"
+    inputs = "" if rng is None else (f"\nthe script's inputs, again: {seed.ENV}={env[seed.ENV]} PYTHONPATH=. "
+                                     f"compute-sanitizer --tool {tool} python -m {module}")
+    assert "ALL OK" in output, (
+        f"the kernels of {module} did not all run correctly under {tool}:\n{output[-6000:]}{inputs}"
+    )
     for name in (marker,) if isinstance(marker, str) else marker:
         found = output.count(f"OK {name} ")
-        assert found == count, f"{found} lines 'OK {name} ', not {count}:\n{output[-6000:]}"
+        assert found == count, f"{found} lines 'OK {name} ', not {count}:\n{output[-6000:]}{inputs}"
     counts = summary_counts(tool, output)
-    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}"
-    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}"
+    assert not any(counts.values()), f"{tool}: {counts}\n{output[-6000:]}{inputs}"
+    assert result.returncode == 0, f"exit status {result.returncode}:\n{output[-6000:]}{inputs}"
     return output

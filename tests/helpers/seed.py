@@ -4,13 +4,20 @@
 Each test draws from its own generator, seeded with the base seed and its node id (:func:`generator`), so its
 data does not depend on which other tests ran or in which order, and ``CUDA_COOP_TEST_SEED=<seed> pytest <id>``
 reproduces a failure alone. The ``rng`` fixture (``tests/conftest.py``) hands the generator to a test and adds
-the seed and the rerun command to its report when it fails.
+the seed and the rerun command to its report when it fails; the run's header prints the seed.
+
+Every random test takes the ``rng`` fixture and passes it down: no helper, module or parametrization makes a
+generator of its own (their data would then depend on which tests ran, and in which order, or not move with
+the seed). A script a test runs in a subprocess (a compute-sanitizer script, a fresh process) gets a seed drawn
+from the test's generator in its environment (:func:`child_env`) and draws from :func:`script_generator`;
+run by hand, ``CUDA_COOP_TEST_SEED=<seed> python -m <script>`` repeats its data.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,7 +25,7 @@ import pytest
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT", "ENV", "base_seed", "generator", "rerun_hint"]
+__all__ = ["DEFAULT", "ENV", "base_seed", "child_env", "generator", "rerun_hint", "script_generator"]
 
 ENV = "CUDA_COOP_TEST_SEED"
 DEFAULT = 20261204
@@ -49,3 +56,17 @@ def generator(nodeid: str, seed: int | None = None) -> np.random.Generator:
 def rerun_hint(nodeid: str, seed: int) -> str:
     """The line a failing random test reports: its seed and the command that reruns it with the same data."""
     return f"random inputs from {ENV}={seed}; rerun with the same data: {ENV}={seed} python -m pytest '{nodeid}'"
+
+
+def child_env(rng: np.random.Generator, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default ``os.environ``) with ``CUDA_COOP_TEST_SEED`` set to a seed drawn from ``rng``: the environment
+    of a script a test runs, whose data then moves with the test's seed and reruns with it."""
+    return {**(os.environ if env is None else env), ENV: str(int(rng.integers(2**63)))}
+
+
+def script_generator() -> np.random.Generator:
+    """The generator of a script run by a test in a subprocess: seeded with ``CUDA_COOP_TEST_SEED`` alone, which
+    the test set (:func:`child_env`)."""
+    import numpy as np
+
+    return np.random.default_rng(base_seed())

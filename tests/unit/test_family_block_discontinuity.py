@@ -31,7 +31,7 @@ def _call(method: str, overload: str, **kw: object) -> str:
 def test_spec_follows_cub() -> None:
     assert [t.cpp for t in SPEC.tparams] == ["T", "BlockDimX", "BlockDimY", "BlockDimZ"]
     assert [m.cpp for m in SPEC.methods] == ["FlagHeads", "FlagTails", "FlagHeadsAndTails"]
-    assert len(OVERLOADS) == 8
+    assert [(method, overload) for method, overload, _ in CUB_ORDER] == OVERLOADS  # each in CUB's argument order
 
 
 HEADS = "reinterpret_cast<int(&)[3]>(*head_flags)"
@@ -39,23 +39,24 @@ TAILS = "reinterpret_cast<int(&)[3]>(*tail_flags)"
 NE = "::cuda::std::not_equal_to<>{}"
 
 
-@pytest.mark.parametrize(
-    ("method", "overload", "args"),
-    [
-        ("flag_heads", "array", [HEADS, "x_in", NE]),
-        ("flag_heads", "array_predecessor", [HEADS, "x_in", NE, "tile_predecessor_item"]),
-        ("flag_tails", "array", [TAILS, "x_in", NE]),
-        ("flag_tails", "array_successor", [TAILS, "x_in", NE, "tile_successor_item"]),
-        ("flag_heads_and_tails", "array", [HEADS, TAILS, "x_in", NE]),
-        ("flag_heads_and_tails", "array_successor", [HEADS, TAILS, "tile_successor_item", "x_in", NE]),
-        ("flag_heads_and_tails", "array_predecessor", [HEADS, "tile_predecessor_item", TAILS, "x_in", NE]),
-        (
-            "flag_heads_and_tails",
-            "array_predecessor_successor",
-            [HEADS, "tile_predecessor_item", TAILS, "tile_successor_item", "x_in", NE],
-        ),
-    ],
-)
+CUB_ORDER = [
+    ("flag_heads", "array", [HEADS, "x_in", NE]),
+    ("flag_heads", "array_predecessor", [HEADS, "x_in", NE, "tile_predecessor_item"]),
+    ("flag_tails", "array", [TAILS, "x_in", NE]),
+    ("flag_tails", "array_successor", [TAILS, "x_in", NE, "tile_successor_item"]),
+    ("flag_heads_and_tails", "array", [HEADS, TAILS, "x_in", NE]),
+    ("flag_heads_and_tails", "array_successor", [HEADS, TAILS, "tile_successor_item", "x_in", NE]),
+    ("flag_heads_and_tails", "array_predecessor", [HEADS, "tile_predecessor_item", TAILS, "x_in", NE]),
+    (
+        "flag_heads_and_tails",
+        "array_predecessor_successor",
+        [HEADS, "tile_predecessor_item", TAILS, "tile_successor_item", "x_in", NE],
+    ),
+]
+"""Each overload and the arguments of its CUB member, in CUB's order."""
+
+
+@pytest.mark.parametrize(("method", "overload", "args"), CUB_ORDER)
 def test_every_overload_renders_cubs_argument_order(method: str, overload: str, args: list[str]) -> None:
     assert _call(method, overload) == ", ".join(args)
 

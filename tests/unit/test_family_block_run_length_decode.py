@@ -2,7 +2,7 @@
 render, public signature (host only).
 
 Regenerate the golden after an intended change with
-``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_family_block_run_length_decode.py`` and review the diff.
+``python -m pytest --update-goldens tests/unit/test_family_block_run_length_decode.py`` and review the diff.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """BlockExchange and WarpExchange specs: requests, rendered C++, constraints and public stubs (host only).
 
-Regenerate the golden after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1`` and review the diff.
+Regenerate the golden after an intended change with
+``python -m pytest --update-goldens tests/unit/test_family_exchange.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -256,8 +257,7 @@ def _model_block_case(case, x, perm, keep) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("case", gpu.BLOCK_CASES[:6], ids=lambda c: c.id)
-def test_gpu_block_references_match_the_model(case) -> None:
-    rng = np.random.default_rng(3)
+def test_gpu_block_references_match_the_model(case, rng: np.random.Generator) -> None:
     n = gpu.GRID * case.tile
     x = np.arange(n, dtype=np.int64) * 7 + 1
     perm = gpu._permutations(rng, gpu.GRID, case.tile)

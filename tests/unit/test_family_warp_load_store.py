@@ -2,7 +2,7 @@
 public signatures (host only).
 
 Regenerate the golden after an intended change with
-``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_family_warp_load_store.py`` and review the diff.
+``python -m pytest --update-goldens tests/unit/test_family_warp_load_store.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -213,12 +213,11 @@ def _lane_by_lane(case, xf, xp, oob, fill, poison) -> dict[str, object]:  # type
     return out
 
 
-def test_gpu_references_match_a_lane_by_lane_model() -> None:
+def test_gpu_references_match_a_lane_by_lane_model(rng: np.random.Generator) -> None:
     from tests.gpu import test_family_warp_load_store as gpu
     from tests.gpu._data import random_values, sentinels
 
     for case in gpu.CASES[::9]:
-        rng = np.random.default_rng(len(case.id))
         dt = np.dtype(case.dtype)
         poison, oob = sentinels(case.dtype)
         xf = random_values(rng, case.dtype, case.total)

@@ -7,13 +7,17 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tests.helpers import golden, sanitizer
+from tests.helpers import golden, golden_update, sanitizer
 from tests.helpers.sass import assert_inlined, instructions
+from tests.helpers.waits import HANG_SECONDS
 
 
 def _line(address: int, instruction: str) -> str:
@@ -94,26 +98,82 @@ def test_no_sass_and_a_local_frame_fail() -> None:
 
 
 def test_golden_compares_and_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(golden.UPDATE, raising=False)
+    monkeypatch.setitem(golden_update._RUN, "requested", False)
     path = tmp_path / "sub" / "case.cu"
-    with pytest.raises(AssertionError, match=rf"^missing golden {path}; run with CUDA_COOP_UPDATE_GOLDENS=1"):
+    rewrite = re.escape("python -m pytest --update-goldens <the test file>")
+    with pytest.raises(AssertionError, match=rf"^missing golden {path}; write it with {rewrite}$"):
         golden.check_golden(path, "int x;\n")
-    monkeypatch.setenv(golden.UPDATE, "1")
+    monkeypatch.setitem(golden_update._RUN, "requested", True)
     golden.check_golden(path, "int x;\n")  # written, then compared
     assert path.read_text(encoding="utf-8") == "int x;\n"
-    monkeypatch.delenv(golden.UPDATE)
+    monkeypatch.setitem(golden_update._RUN, "requested", False)
     golden.check_golden(path, "int x;\n")
-    with pytest.raises(AssertionError, match=rf"^{path} is out of date \(CUDA_COOP_UPDATE_GOLDENS=1\)"):
+    with pytest.raises(AssertionError, match=rf"^{path} is out of date; rewrite it with {rewrite} if intended$"):
         golden.check_golden(path, "int y;\n")
 
 
 def test_a_golden_name_is_a_file_of_tests_data_render(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(golden.UPDATE, raising=False)
+    monkeypatch.setitem(golden_update._RUN, "requested", False)
     name = "reduce_scan"
     text = (golden.RENDER_DATA / f"{name}.cu").read_text(encoding="utf-8")
     golden.check_golden(name, text)
     with pytest.raises(AssertionError, match=r"reduce_scan\.cu is out of date"):
         golden.check_golden(name, text + "\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "environ", "message"),
+    [
+        (False, {"CUDA_COOP_UPDATE_GOLDENS": "1"}, r"^CUDA_COOP_UPDATE_GOLDENS='1' is set in the environment; goldens "
+                                                   r"are rewritten only with `python -m pytest --update-goldens"),
+        (True, {"CUDA_COOP_UPDATE_GOLDENS": "0"}, r"^CUDA_COOP_UPDATE_GOLDENS='0' is set in the environment;.*: unset "
+                                                  r"CUDA_COOP_UPDATE_GOLDENS$"),
+        (False, {"CUDA_COOP_UPDATE_GOLDENS": "1", "CI": "true"}, r"^CUDA_COOP_UPDATE_GOLDENS='1' is set under CI=true, "
+                                                                 r"where goldens are never rewritten"),
+        (True, {"CI": "true"}, r"^--update-goldens under CI=true: CI compares the goldens and never rewrites them"),
+    ],
+    ids=["stray-variable", "variable-and-option", "variable-in-ci", "option-in-ci"],
+)
+def test_only_the_option_rewrites_goldens_and_never_in_ci(option: bool, environ: dict[str, str], message: str) -> None:
+    assert golden_update.decide(False, {}) is False and golden_update.decide(True, {"CI": "false"}) is True
+    with pytest.raises(pytest.UsageError, match=message):
+        golden_update.decide(option, environ)
+
+
+GOLDEN_TEST = """
+from pathlib import Path
+from tests.helpers import golden
+
+def test_golden() -> None:
+    path = Path("golden.cu")
+    golden.check_golden(path.resolve(), "int z;\\n")
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "outcome"),
+    [
+        (("--update-goldens",), {}, "1 passed"),  # asked for: rewritten, then compared
+        ((), {"CUDA_COOP_UPDATE_GOLDENS": "1"}, "CUDA_COOP_UPDATE_GOLDENS='1' is set in the environment"),
+        (("--update-goldens",), {"CI": "true"}, "--update-goldens under CI=true"),
+    ],
+    ids=["rewrite", "stray-variable", "option-in-ci"],
+)
+def test_the_run_decides_once_from_its_command_line(
+    tmp_path: Path, args: tuple[str, ...], environ: dict[str, str], outcome: str
+) -> None:
+    (tmp_path / "conftest.py").write_text("from tests.conftest import *  # noqa: F403\n")
+    (tmp_path / "test_g.py").write_text(GOLDEN_TEST)
+    (tmp_path / "golden.cu").write_text("int y;\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CUDA_COOP_UPDATE_GOLDENS", "PYTEST_ADDOPTS")}
+    env.update(environ, PYTHONPATH=os.pathsep.join(p for p in (str(golden.RENDER_DATA.parents[2]),
+                                                                env.get("PYTHONPATH")) if p))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args,
+                           "test_g.py"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+                          timeout=HANG_SECONDS)
+    assert outcome in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    rewritten = (tmp_path / "golden.cu").read_text() == "int z;\n"
+    assert rewritten == (outcome == "1 passed")
 
 
 def test_after_preamble_starts_at_the_version_check() -> None:
@@ -141,6 +201,7 @@ exit $status
 
 FAKE_SCRIPT = """\
 import os, sys
+print(f"seed {os.environ['CUDA_COOP_TEST_SEED']}")
 for i in range(int(os.environ.get("FAKE_OKS", "2"))):
     print(f"OK fake_family block{i}")
 print("OK other_family block0")
@@ -165,10 +226,26 @@ def fake_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("fake_tool")
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
-def test_run_clean_passes_a_clean_run(tool: str) -> None:
-    output = sanitizer.run_clean("fake_family_script", tool, "fake_family", 2, timeout=60)
+def test_run_clean_passes_a_clean_run(tool: str, rng: np.random.Generator) -> None:
+    output = sanitizer.run_clean("fake_family_script", tool, "fake_family", 2, rng=rng, timeout=60)
     assert "ALL OK" in output
-    sanitizer.run_clean("fake_family_script", tool, ["other_family"], 1, timeout=60)
+    sanitizer.run_clean("fake_family_script", tool, ["other_family"], 1, rng=rng, timeout=60)
+
+
+@pytest.mark.usefixtures("fake_tool")
+def test_run_clean_gives_the_script_a_seed_from_the_tests(rng: np.random.Generator) -> None:
+    """The script's seed moves with the test's generator, repeats with it, and a failure names it."""
+    state = rng.bit_generator.state
+    first = re.search(r"^seed (\d+)$", sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng,
+                                                         timeout=60), re.M)
+    rng.bit_generator.state = state
+    again = re.search(r"^seed (\d+)$", sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng,
+                                                         timeout=60), re.M)
+    other = sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng, timeout=60)
+    assert first is not None and again is not None and first[1] == again[1] and f"seed {first[1]}\n" not in other
+    rng.bit_generator.state = state
+    with pytest.raises(AssertionError, match=rf"CUDA_COOP_TEST_SEED={first[1]} .*python -m fake_family_script$"):
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 3, rng=rng, timeout=60)
 
 
 @pytest.mark.usefixtures("fake_tool")
@@ -183,17 +260,19 @@ def test_run_clean_passes_a_clean_run(tool: str) -> None:
     ],
     ids=["no-all-ok", "too-few", "too-many", "errors", "status"],
 )
-def test_run_clean_fails_each_way(env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_clean_fails_each_way(
+    env: dict[str, str], message: str, monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator
+) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     with pytest.raises(AssertionError, match=message):
-        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, timeout=60)
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng, timeout=60)
 
 
 @pytest.mark.usefixtures("fake_tool")
-def test_run_clean_checks_every_marker() -> None:
+def test_run_clean_checks_every_marker(rng: np.random.Generator) -> None:
     with pytest.raises(AssertionError, match=r"^1 lines 'OK other_family ', not 2"):
-        sanitizer.run_clean("fake_family_script", "memcheck", ("fake_family", "other_family"), 2, timeout=60)
+        sanitizer.run_clean("fake_family_script", "memcheck", ("fake_family", "other_family"), 2, rng=rng, timeout=60)
 
 
 def test_summary_counts_reads_both_forms() -> None:

@@ -78,6 +78,19 @@ def restore_times(path: Path, st: os.stat_result) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+def same_size_edit(path: Path, text: str, st: os.stat_result) -> None:
+    """Write ``text`` (as long as the file was at ``st``) and restore its times: an edit that only the ctime shows,
+    once the file system's coarse clock has ticked since ``st`` (written again until it has)."""
+    while True:
+        path.write_text(text)
+        restore_times(path, st)
+        after = path.stat()
+        assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+        if after.st_ctime_ns != st.st_ctime_ns:
+            return
+        time.sleep(0.001)
+
+
 @pytest.mark.parametrize("settled", [False, True], ids=["just-written", "memoised"])
 def test_same_size_edit_with_mtime_restored_changes_the_identity(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, settled: bool
@@ -90,11 +103,7 @@ def test_same_size_edit_with_mtime_restored_changes_the_identity(
     header.write_text("#define CUB_VERSION 300600\n")
     st = header.stat()
     before = fingerprint([root])
-    time.sleep(0.05)  # past the coarse ctime clock's tick
-    header.write_text("#define CUB_VERSION 300700\n")
-    restore_times(header, st)
-    after = header.stat()
-    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    same_size_edit(header, "#define CUB_VERSION 300700\n", st)
     assert fingerprint([root]) != before
     assert CompileAttempt().header_identity([root]).digest != before
 
@@ -108,8 +117,7 @@ def test_warm_process_reads_no_unchanged_file(monkeypatch: pytest.MonkeyPatch, t
     first = fingerprint([root], stamp_dir=None)
     assert len(reads) == 3
     assert fingerprint([root], stamp_dir=None) == first and len(reads) == 3
-    time.sleep(0.05)
-    (root / "cub" / "version.cuh").write_text("// v2 \n")
+    (root / "cub" / "version.cuh").write_text("// v2 \n")  # another size
     assert fingerprint([root], stamp_dir=None) != first and len(reads) == 4
 
 
@@ -152,10 +160,7 @@ def test_stamps_make_a_new_process_cheap_and_still_see_edits(tmp_path: Path) -> 
     second = _stamped(root, stamps)
     assert second == {"digest": first["digest"], "reads": 0}  # a new process read nothing
     header = root / "cub" / "version.cuh"
-    st = header.stat()
-    time.sleep(0.05)
-    header.write_text(header.read_text().upper())  # same size
-    restore_times(header, st)
+    same_size_edit(header, header.read_text().upper(), header.stat())
     third = _stamped(root, stamps)
     assert third["reads"] == 1 and third["digest"] != first["digest"]
     assert third["digest"] == fingerprint([root], stamp_dir=None)  # the same digest as without stamps

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +17,9 @@ from cuda.coop._provider._key import link_key
 from cuda.coop._provider._nvrtc import CompileResult
 from cuda.coop._specs import Request, UserOp, user_type
 from tests.helpers.fakes import TOOLCHAIN
+from tests.helpers.waits import HANG_SECONDS
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class NeverCompiler:
@@ -74,8 +79,26 @@ def test_each_component_changes_the_key(component: str, changed: object) -> None
     assert changed() != BASE, component  # type: ignore[operator]
 
 
-def test_user_type_with_same_storage_abi_has_same_key() -> None:
-    assert _key(_requests(scan_dtype=user_type(12, 4))) == _key(_requests(scan_dtype=user_type(12, 4)))
+LAYOUT = "Record(a[type=int32;offset=0],b[type=float64;offset=4];12;True)"
+SAME_KEY = """
+import sys
+from cuda.coop._specs import user_type
+from tests.unit.test_key import LAYOUT, _key, _requests
+print(_key(_requests(scan_dtype=user_type(12, 4, LAYOUT if sys.argv[1] == "layout" else None))))
+"""
+
+
+@pytest.mark.parametrize("layout", [None, LAYOUT], ids=["storage-abi", "layout"])
+def test_a_user_types_key_is_a_function_of_its_storage_abi_and_layout(layout: str | None) -> None:
+    """The same user type has the same key in another process (other string hashes, other objects): a cache
+    entry serves every later process; its fields' layout, when given, is part of it."""
+    here = _key(_requests(scan_dtype=user_type(12, 4, layout)))
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1"}
+    there = subprocess.run([sys.executable, "-c", SAME_KEY, "layout" if layout else "-"], cwd=REPO, env=env,
+                           capture_output=True, text=True, check=True, timeout=HANG_SECONDS).stdout.strip()
+    assert there == here
+    other = "Record(b[type=float64;offset=0],a[type=int32;offset=8];12;True)"  # the same storage ABI, other fields
+    assert here != _key(_requests(scan_dtype=user_type(12, 4, other if layout else LAYOUT)))
 
 
 def test_nothing_else_changes_the_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

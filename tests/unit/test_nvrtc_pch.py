@@ -1,20 +1,27 @@
-"""The precompiled-header policy of NvrtcCompiler, with NVRTC faked (host only)."""
+"""The precompiled-header policy of NvrtcCompiler, with NVRTC faked (host only).
+
+Nothing here depends on how fast the machine is: a build a test needs in flight is held in its child until the test
+lets it go (``FakeNvrtc.hold``), and where the policy reads the time (how long compiles take, when a build is
+expected to end, how long to wait for it) the compiler's clock is a ``FakeClock``, whose time passes only by the fake
+compiles and waits. Waits for a build to end are bounded by ``HANG_SECONDS`` (``tests/helpers/waits.py``), which
+only a hang reaches.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from cuda.coop._provider import _nvrtc, _pch, _pch_store
 from cuda.coop._provider._nvrtc import NvrtcCompiler
-from tests.helpers.fakes import OK, FakeNvrtc
+from tests.helpers.fakes import OK, FakeClock, FakeNvrtc
+from tests.helpers.waits import HANG_SECONDS
 
 PREAMBLE = "#include <cub/block/block_reduce.cuh>\n"
 OPTIONS = ("-arch=sm_90", "-rdc=true")
@@ -48,14 +55,15 @@ class _Heap:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeNvrtc:
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeNvrtc]:
     fake = FakeNvrtc()
     monkeypatch.setattr(_nvrtc, "_compile", fake)
     monkeypatch.setattr(_nvrtc, "HEAP", _Heap(None))
     monkeypatch.setattr(
         _nvrtc, "_nvrtc", lambda: types.SimpleNamespace(nvrtcResult=types.SimpleNamespace(NVRTC_SUCCESS=OK))
     )
-    return fake
+    yield fake
+    fake.release()  # a build a failed test left held ends
 
 
 def _compile(c: NvrtcCompiler, n: int = 1) -> list[_nvrtc.CompileResult]:
@@ -84,46 +92,61 @@ def test_pch_after_counts_successful_compiles(fake: FakeNvrtc) -> None:
     assert _uses(fake.calls[4]) and not _uses(fake.calls[1])
 
 
-def _timed(c: NvrtcCompiler) -> tuple[bool, float]:
-    start = time.perf_counter()
+@pytest.fixture
+def clock(fake: FakeNvrtc, tmp_path: Path) -> FakeClock:
+    """The clock of the compilers :func:`_clocked` makes; builds are held until its time reaches their end."""
+    return FakeClock(fake, tmp_path / "release")
+
+
+def _clocked(clock: FakeClock, **options: object) -> NvrtcCompiler:
+    c = NvrtcCompiler(clock=clock, **options)  # type: ignore[arg-type]
+    clock.compilers.append(c)
+    return c
+
+
+def _timed(c: NvrtcCompiler, clock: FakeClock) -> tuple[bool, float]:
+    """Whether a compile used the PCH, and how much of the clock's time it took (its wait included)."""
+    start = clock.now()
     [result] = _compile(c)
-    return result.used_pch, time.perf_counter() - start
+    return result.used_pch, clock.now() - start
 
 
-def test_a_compile_waits_for_a_build_about_to_end(fake: FakeNvrtc) -> None:
+def test_a_compile_waits_for_a_build_about_to_end(fake: FakeNvrtc, clock: FakeClock) -> None:
     fake.compile_seconds, fake.build_seconds = 1.0, 1.1
-    c = NvrtcCompiler()  # the build starts with the first compile, in a child, and takes a little longer
-    assert _timed(c)[0] is False
-    used, seconds = _timed(c)  # the build is expected to end 0.25 s from now: worth waiting for
-    assert used and seconds < 0.5 * fake.compile_seconds
+    c = _clocked(clock)  # the build starts with the first compile, in a child, and takes a little longer
+    assert _timed(c, clock)[0] is False
+    used, seconds = _timed(c, clock)  # expected to end 0.6 s from now (1.6 compiles after its start): worth a wait
+    assert used and c.pch_waits == 1
+    assert seconds == pytest.approx(fake.build_seconds - fake.compile_seconds, abs=0.01)  # waited until it ended
     c._at_exit()
 
 
-def test_a_compile_waits_at_most_its_share_and_once_per_build(fake: FakeNvrtc) -> None:
+def test_a_compile_waits_at_most_its_share_and_once_per_build(fake: FakeNvrtc, clock: FakeClock) -> None:
     fake.compile_seconds, fake.build_seconds = 0.4, 30.0
-    c = NvrtcCompiler()
-    _timed(c)
-    time.sleep(0.3)  # the build is expected to end 0.34 s from now
-    used, seconds = _timed(c)  # ... but does not: the wait is cut short, then the compile goes on without it
-    assert not used and 0.2 < seconds < fake.compile_seconds * (1 + _nvrtc._WAIT_SHARE) + 0.2
-    used, _ = _timed(c)  # the same build is not waited for again
-    assert not used and c.pch_waits == 1
+    c = _clocked(clock)
+    _timed(c, clock)
+    clock.advance(0.3)  # the build is expected to end 0.34 s from its start (1.6 compiles): 0.06 s ago
+    used, seconds = _timed(c, clock)  # ... but does not: the wait is cut short, then the compile goes on without it
+    waited = seconds - fake.compile_seconds
+    assert not used and c.pch_waits == 1 and 0 < waited <= _nvrtc._WAIT_SHARE * fake.compile_seconds
+    used, seconds = _timed(c, clock)  # the same build is not waited for again
+    assert not used and c.pch_waits == 1 and seconds == pytest.approx(fake.compile_seconds)
     c._at_exit()
 
 
-def test_a_compile_does_not_wait_for_a_build_far_from_done(fake: FakeNvrtc) -> None:
+def test_a_compile_does_not_wait_for_a_build_far_from_done(fake: FakeNvrtc, clock: FakeClock) -> None:
     fake.compile_seconds, fake.build_seconds = 0.4, 30.0
-    c = NvrtcCompiler(pch_after=1)  # the build starts after the first compile: a whole build to go
-    _timed(c)
-    used, seconds = _timed(c)
-    assert not used and seconds < fake.compile_seconds + 0.1
+    c = _clocked(clock, pch_after=1)  # the build starts after the first compile: a whole build to go
+    _timed(c, clock)
+    used, seconds = _timed(c, clock)
+    assert not used and c.pch_waits == 0 and seconds == pytest.approx(fake.compile_seconds)
     c._at_exit()
 
 
 def test_background_build(fake: FakeNvrtc) -> None:
     c = NvrtcCompiler(pch_after=1)
     _compile(c)
-    assert c.wait_for_pch(30)
+    assert c.wait_for_pch(HANG_SECONDS)
     assert _compile(c)[0].used_pch
 
 
@@ -209,18 +232,16 @@ def test_a_damaged_pch_is_dropped_after_a_compile_that_fell_back(fake: FakeNvrtc
     assert sum(_uses(o) for o in fake.calls) == 1
 
 
-def test_exit_does_not_wait_for_a_build_in_flight(fake: FakeNvrtc) -> None:
-    fake.build_seconds = 60.0
-    c = NvrtcCompiler(pch_after=1)  # the forked child sleeps in the fake build
+def test_exit_does_not_wait_for_a_build_in_flight(fake: FakeNvrtc, clock: FakeClock) -> None:
+    fake.compile_seconds, fake.build_seconds = 1.0, float("inf")  # held in its child for good: only a kill ends it
+    c = _clocked(clock, pch_after=1)
     _compile(c)
     assert c.pch_builds == 1 and c._dir is not None
     [entry] = c._pchs.values()
     pid = entry._pid
     assert pid is not None and not entry.done()
-    assert not _compile(c)[0].used_pch  # never waits for it either
-    start = time.perf_counter()
-    c._at_exit()
-    assert time.perf_counter() - start < 2.0
+    assert not _compile(c)[0].used_pch and c.pch_waits == 0  # never waits for it either
+    c._at_exit()  # a wait here would fail (FakeClock.HORIZON)
     assert not c._dir.path.exists()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped
@@ -229,14 +250,14 @@ def test_exit_does_not_wait_for_a_build_in_flight(fake: FakeNvrtc) -> None:
 # -- stale directories of dead processes -----------------------------------------------------------------
 
 OWNER = r"""
-import sys, time
-from collections.abc import Callable
+import signal, sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from cuda.coop._provider._pch import PchDirectory
 d = PchDirectory.create(Path(sys.argv[1]))
 (d.path / "x.pch.part").write_bytes(b"partial")
 print(d.path, flush=True)
-time.sleep(600)
+signal.pause()  # until the test kills it
 """
 
 
@@ -255,8 +276,9 @@ def test_directories_of_killed_processes_are_swept_and_live_ones_kept(tmp_path: 
     try:
         dead.kill()
         dead.wait()
-        later = time.time() + 2 * _pch.MIN_AGE_SECONDS
-        assert _pch.sweep_stale(tmp_path, now=time.time()) == []  # too young to judge
+        born = max(d.stat().st_mtime for d in (dead_dir, live_dir))
+        later = born + 2 * _pch.MIN_AGE_SECONDS
+        assert _pch.sweep_stale(tmp_path, now=born) == []  # too young to judge
         assert _pch.sweep_stale(tmp_path, now=later) == [dead_dir]
         assert not dead_dir.exists() and live_dir.is_dir()
         mine = _pch.PchDirectory.create(tmp_path)  # creating a directory sweeps; a live owner's stays
@@ -272,8 +294,9 @@ def test_directories_of_killed_processes_are_swept_and_live_ones_kept(tmp_path: 
 def test_lockless_directories_are_swept_only_when_a_day_old(tmp_path: Path) -> None:
     old = tmp_path / f"{_pch.PREFIX}old"
     old.mkdir()
-    assert _pch.sweep_stale(tmp_path, now=time.time() + 3600) == []
-    assert _pch.sweep_stale(tmp_path, now=time.time() + _pch.UNLOCKED_AGE_SECONDS + 10) == [old]
+    born = old.stat().st_mtime
+    assert _pch.sweep_stale(tmp_path, now=born + 3600) == []
+    assert _pch.sweep_stale(tmp_path, now=born + _pch.UNLOCKED_AGE_SECONDS) == [old]
 
 
 def test_default_compiler_is_shared() -> None:
@@ -293,15 +316,18 @@ def test_a_forked_child_exiting_normally_leaves_the_owners_directory(tmp_path: P
     assert not d.path.exists()
 
 
-def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrtc) -> None:
+def test_a_build_started_from_a_worker_thread_outlives_the_thread(fake: FakeNvrtc, tmp_path: Path) -> None:
     import threading
 
-    fake.build_seconds = 1.0
+    fake.hold(tmp_path / "release")
     c = NvrtcCompiler(pch_after=1)
     worker = threading.Thread(target=_compile, args=(c,))
     worker.start()
     worker.join()  # the thread that forked the build is gone before the build ends
-    assert c.pch_builds == 1 and c.wait_for_pch(30)
+    [entry] = c._pchs.values()
+    assert c.pch_builds == 1 and not entry.done()
+    fake.release()
+    assert c.wait_for_pch(HANG_SECONDS)
     assert _compile(c)[0].used_pch
     c._at_exit()
 
@@ -373,20 +399,22 @@ def test_a_kept_pch_refused_where_the_heap_is_elsewhere_stays(
     assert store.stats().entries == 1  # other processes can still use it
 
 
-def test_a_kept_build_outlives_its_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc) -> None:
-    fake.build_seconds = 1.0
+def test_a_kept_build_outlives_its_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: FakeNvrtc, clock: FakeClock
+) -> None:
+    fake.build_seconds = float("inf")  # held in its child until the test lets it go
     store = _stored(monkeypatch, tmp_path)
-    c = NvrtcCompiler(store=store)  # the forked child builds for a second
+    c = _clocked(clock, store=store)
     c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     [entry] = c._pchs.values()
-    assert entry.detached and not entry.done()
-    start = time.perf_counter()
-    c._at_exit()  # neither waits for it nor kills it
-    assert time.perf_counter() - start < 0.5
-    deadline = time.monotonic() + 30
-    while store.stats().entries == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert store.stats().entries == 1
+    pid = entry._pid
+    assert pid is not None and entry.detached and not entry.done()
+    c._at_exit()  # neither waits for it (FakeClock.HORIZON) nor kills it
+    assert os.waitpid(pid, os.WNOHANG) == (0, 0), "the build ended with its process"
+    assert store.stats().entries == 0
+    fake.release()
+    _, status = os.waitpid(pid, 0)  # let go, the build ends: kept for the next process
+    assert os.waitstatus_to_exitcode(status) == 0 and store.stats().entries == 1
 
 
 def test_a_steerable_heap_is_not_mapped_before_the_fork(monkeypatch: pytest.MonkeyPatch, fake: FakeNvrtc) -> None:
@@ -395,7 +423,7 @@ def test_a_steerable_heap_is_not_mapped_before_the_fork(monkeypatch: pytest.Monk
     c = NvrtcCompiler()  # the forked child steers its own heap; the parent's first --use-pch compile steers its
     [first] = _compile(c)
     assert not first.used_pch and heap.allocations == 0 and heap.first_compiles == 0  # no tiny compile
-    assert c.wait_for_pch(30)
+    assert c.wait_for_pch(HANG_SECONDS)
     [later] = _compile(c)
     assert later.used_pch and heap.first_compiles == 1
     c._at_exit()
@@ -447,7 +475,7 @@ def test_a_steered_pch_refused_where_this_heap_landed_elsewhere_is_built_once_mo
     c = NvrtcCompiler()
     for n in range(5):
         assert _compile(c)[0].ok
-        assert c.wait_for_pch(30)
+        assert c.wait_for_pch(HANG_SECONDS)
         if n == 1:  # refused: its file stays (it may serve a process whose heap is at that address)
             assert not c._pchs and next(c._dir.path.glob("*.pch")).is_file()
     assert c.pch_builds == 2 and heap.allocations == 1 and c.pch_hits == 0
@@ -461,7 +489,7 @@ def test_prepare_starts_the_build_only_where_nothing_is_kept(
     c = NvrtcCompiler(pch_after=0)
     c.prepare(PREAMBLE, OPTIONS)  # before the compile's key is known: a forked child builds
     c.prepare(PREAMBLE, OPTIONS)
-    assert c.pch_builds == 1 and c.wait_for_pch(30) and not fake.calls
+    assert c.pch_builds == 1 and c.wait_for_pch(HANG_SECONDS) and not fake.calls
     assert _compile(c)[0].used_pch and c.pch_builds == 1  # the compile uses the build the preparation started
     c._at_exit()
     for other in (NvrtcCompiler(store=_pch_store.PchStore(tmp_path / "pch")), NvrtcCompiler(background=False),
@@ -486,13 +514,13 @@ def test_prepare_with_a_store_keeps_the_build_under_the_name_the_compile_looks_f
     store = _stored(monkeypatch, tmp_path, placeable=True)
     c = NvrtcCompiler(store=store)
     c.prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")  # the child works the identity out while it builds
-    assert c.pch_builds == 1 and c.wait_for_pch(30) and not fake.calls
+    assert c.pch_builds == 1 and c.wait_for_pch(HANG_SECONDS) and not fake.calls
     result = c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     kept = store.path(_kept_name(c, "h\0t"))
     assert result.used_pch and fake.calls[-1][-1] == f"--use-pch={kept}" and c.pch_builds == 1
-    deadline = time.monotonic() + 30
-    while store.find(kept.stem) is None and time.monotonic() < deadline:
-        time.sleep(0.05)  # usable once in place; the child seals it after
+    [entry] = c._pchs.values()
+    if entry._pid is not None:  # usable once in place; the child seals it after, then ends
+        os.waitpid(entry._pid, 0)
     assert store.find(kept.stem) == kept and store.stats().entries == 1
     c._at_exit()
     later = NvrtcCompiler(store=store)  # another process: the kept PCH, no build
@@ -507,7 +535,7 @@ def test_an_early_build_is_stopped_where_an_earlier_process_kept_the_pch(
     store = _stored(monkeypatch, tmp_path, placeable=True)
     NvrtcCompiler(background=False, store=store).compile(PREAMBLE + "int x;", OPTIONS, name="p.cu",
                                                          preamble=PREAMBLE, identity="h\0t")
-    fake.build_seconds = 5.0
+    fake.hold(tmp_path / "release")  # never let go: only the compile that finds the kept PCH ends it
     c = NvrtcCompiler(store=store)
     c.prepare(PREAMBLE, OPTIONS, identity=lambda: "h\0t")
     assert c.pch_builds == 1
@@ -529,7 +557,7 @@ def test_an_early_build_without_an_identity_keeps_nothing(
 
     c = NvrtcCompiler(store=store)
     c.prepare(PREAMBLE, OPTIONS, identity=identity)
-    assert c.pch_builds == 1 and c.wait_for_pch(30)
+    assert c.pch_builds == 1 and c.wait_for_pch(HANG_SECONDS)
     result = c.compile(PREAMBLE + "int x;", OPTIONS, name="p.cu", preamble=PREAMBLE, identity="h\0t")
     assert result.ok and not result.used_pch and store.stats().entries == 0 and not list(store.root.glob("*.part"))
     c._at_exit()

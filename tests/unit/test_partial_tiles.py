@@ -2,7 +2,7 @@
 known ``"-"`` and the operators that must be associative (host only).
 
 Regenerate the golden after an intended change with
-``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_partial_tiles.py`` and review the diff.
+``python -m pytest --update-goldens tests/unit/test_partial_tiles.py`` and review the diff.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from cuda.coop._provider._cache import DiskCache, decode_entry
+from tests.helpers.waits import HANG_SECONDS
 
 KEY = "ab" + "0" * 62
 ENV = {**os.environ, "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION": "1"}
@@ -33,7 +34,7 @@ READER = textwrap.dedent(
     from cuda.coop._provider._cache import decode_entry
     path, key, ready, stop = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
     whole = torn = 0
-    deadline = time.time() + 300
+    deadline = time.time() + 600  # an orphaned reader's end; the test stops it with the file
     while not stop.exists() and time.time() < deadline:
         ready.touch()
         try:
@@ -64,15 +65,16 @@ def test_a_reader_racing_a_writer_never_sees_a_partial_entry(tmp_path: Path) -> 
         )
         for r in ready
     ]
-    deadline = time.time() + 120
-    while not all(r.exists() for r in ready) and time.time() < deadline:
-        time.sleep(0.05)
-    writer = subprocess.run(
-        [sys.executable, "-c", WRITER, str(tmp_path), "40", KEY], env=ENV, capture_output=True, text=True, check=False
-    )
-    stop.touch()
+    try:
+        while not all(r.exists() for r in ready):  # both readers are reading
+            assert all(r.poll() is None for r in readers), "a reader ended before it read"
+            time.sleep(0.01)
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(tmp_path), "40", KEY], env=ENV, capture_output=True,
+                                text=True, timeout=HANG_SECONDS, check=False)
+    finally:
+        stop.touch()
     assert writer.returncode == 0, writer.stderr
-    counts = [tuple(map(int, r.communicate(timeout=60)[0].split())) for r in readers]
+    counts = [tuple(map(int, r.communicate(timeout=HANG_SECONDS)[0].split())) for r in readers]
     assert all(whole > 0 for whole, _ in counts), counts
     assert [torn for _, torn in counts] == [0, 0], f"readers saw partial entries: {counts}"
     assert decode_entry(KEY, path.read_bytes()) is not None

@@ -1,6 +1,6 @@
 """The pure renderer and the wrappers' C ABI: golden C++ under tests/data/render/ (host only).
 
-Regenerate the goldens after an intended change with ``CUDA_COOP_UPDATE_GOLDENS=1 pytest tests/unit/test_render.py``
+Regenerate the goldens after an intended change with ``python -m pytest --update-goldens tests/unit/test_render.py``
 and review the diff.
 """
 
