@@ -47,9 +47,10 @@ class Frontend:
     """NumPy dtype -> numba type (a structured dtype -> a Record)."""
     coop_call: Any
     """The intrinsic every planned call is rewritten into: ``coop_call(<site id>, *runtime arguments)``."""
-    compile_device_ltoir: Callable[[Callable[..., Any], Any, str, str | None], tuple[bytes, Any]]
+    compile_device_ltoir: Callable[[Callable[..., Any], Any, str, str | None], tuple[tuple[bytes, ...], Any]]
     """``(function, signature or argument types, symbol, arch)`` -> (LTO-IR of an ``extern "C"`` device function
-    named ``symbol``, its result type). ``arch`` None: the compile's own target."""
+    named ``symbol``, then of the code it calls that the DSL links separately (numba-cuda's half-precision
+    shims); its result type). ``arch`` None: the compile's own target."""
     device_jit: Callable[[Callable[..., Any]], Any]
     """A Python function as the DSL's device function (what the pointer-ABI shim calls)."""
     link_item: Callable[[Callable[[], bytes], str], Any]

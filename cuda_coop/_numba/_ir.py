@@ -9,12 +9,16 @@ import types as pytypes
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .._dsl._primitive import primitive_of
+from .._dsl._uniform import is_uniform_stub
+
 if TYPE_CHECKING:
     from ._frontend import Frontend
 
 __all__ = [
     "MISSING",
     "callee_values",
+    "calls_primitive",
     "dotted",
     "drop_unused_definitions",
     "int_constant",
@@ -165,3 +169,9 @@ def callee_values(fe: Frontend, func_ir: Any) -> Iterator[Any]:
         for stmt in block.body:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call":
                 yield from values(stmt.value.func, frozenset())
+
+
+def calls_primitive(fe: Frontend, func_ir: Any) -> bool:
+    """Whether a call in ``func_ir`` may name a cuda-coop primitive or ``coop.uniform`` (never a false no): a planner
+    runs only where this is true, so it must be true for every function the planner changes."""
+    return any(primitive_of(value) is not None or is_uniform_stub(value) for value in callee_values(fe, func_ir))

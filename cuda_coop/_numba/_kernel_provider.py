@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import functools
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from .._identity import CompileAttempt
 from .._provider import Provider
 from ._operators import compiled_ltoir
 from ._sites import KernelPlan, release
+
+
+class LazyData:
+    """Mixin for a DSL's LTO-IR link item class: its ``.data`` is ``produce()``, made the first time it is read (when
+    the kernel is linked, after its whole body is lowered: one NVRTC call for every call site)."""
+
+    def __init__(self, produce: Callable[[], bytes], name: str) -> None:
+        super().__init__(data=b"", name=name)  # type: ignore[call-arg]  # the DSL's LinkableCode
+        self._produce = produce
+        self._bytes: bytes | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def data(self) -> bytes:
+        with self._lock:
+            if self._bytes is None:
+                self._bytes = self._produce()
+            return self._bytes
 
 
 class KernelProvider:
@@ -30,7 +50,9 @@ class KernelProvider:
             for symbol, _, _ in kernel.typed[site_id].user_ops:
                 if symbol not in compiled:
                     compiled.add(symbol)
-                    items.append(fe.link_item(functools.partial(compiled_ltoir, fe, symbol, kernel.arch), symbol))
+                    for k, data in enumerate(compiled_ltoir(fe, symbol, kernel.arch)):  # compiled while typed
+                        name = symbol if k == 0 else f"{symbol}.{k}"
+                        items.append(fe.link_item(functools.partial(bytes, data), name))
         self.link_items = tuple(items)
 
     def signature(self, site_id: int) -> Any:

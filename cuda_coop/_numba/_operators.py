@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["compiled_ltoir", "user_function"]
 
 _PROCESS_UNIQUE = itertools.count()
-_COMPILED: dict[tuple[str, str, str | None], bytes] = {}
+_COMPILED: dict[tuple[str, str, str | None], tuple[bytes, ...]] = {}
 """LTO-IR of the user functions compiled in this process, by (DSL, symbol, arch) (the symbol digests the
 function's content and signature, so an entry never goes stale); guarded by ``_LOCK``."""
 _LOCK = threading.Lock()
@@ -199,7 +199,8 @@ def _fits(result: Any, target: Any) -> bool:
     return rank is not None and wanted is not None and rank <= wanted
 
 
-def compiled_ltoir(fe: Frontend, symbol: str, arch: str | None) -> bytes:
-    """The LTO-IR of a user function :func:`user_function` compiled with ``fe`` for ``arch``."""
+def compiled_ltoir(fe: Frontend, symbol: str, arch: str | None) -> tuple[bytes, ...]:
+    """The LTO-IR of a user function :func:`user_function` compiled with ``fe`` for ``arch`` (the function's, then
+    the code it links, see ``Frontend.compile_device_ltoir``)."""
     with _LOCK:
         return _COMPILED[(fe.name, symbol, arch)]

@@ -13,9 +13,10 @@ __all__ = ["FRONTEND"]
 cuda: Any = _seams.kernel_module()
 
 
-def _compile_device_ltoir(pyfunc: Any, signature: Any, symbol: str, arch: str | None) -> tuple[bytes, Any]:
+def _compile_device_ltoir(pyfunc: Any, signature: Any, symbol: str, arch: str | None) -> tuple[tuple[bytes], Any]:
     # numba-cuda-mlir compiles for this thread's compute capability (see _seams.assumed_compute_capability)
-    return _seams.compile_device_ltoir(pyfunc, signature, symbol)
+    data, restype = _seams.compile_device_ltoir(pyfunc, signature, symbol)
+    return (data,), restype
 
 
 FRONTEND = Frontend(

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._numba._call import wrapper_call
-from .._numba._sites import site
-from .._numba._typing import ELEMENT_TYPES, SUPPORTED, type_call
-from ..errors import SpecError
+from .._numba._stubs import type_site
+from .._numba._typing import ELEMENT_TYPES, SUPPORTED
 from . import _seams
 from ._seams import types
 
@@ -30,12 +29,7 @@ def coop_call(typingctx: Any, site_lit: Any, *argtys: Any) -> Any:
     if not isinstance(site_lit, types.IntegerLiteral):
         return None  # numba retries with the literal site id
     site_id = site_lit.literal_value
-    cs, kernel = site(site_id)
-    try:
-        typed = type_call(cs, tuple(argtys))
-    except SpecError as exc:  # a request the spec rejects (constraint, operator, algorithm)
-        raise cs.error(exc.detail) from None
-    kernel.typed[site_id] = typed
+    typed = type_site(site_id, tuple(argtys))
     signature = typed.returns(site_lit, *argtys)
 
     def codegen(lower: Any, target: Any, args: list[Any], kws: Any) -> None:

@@ -117,7 +117,9 @@ def test_a_device_function_another_launch_compiles_is_not_planned(monkeypatch: p
     assert launch.marked == 0
 
 
-def test_primitives_in_device_functions_must_be_inlined() -> None:
+def test_device_functions_that_call_primitives_are_inlined() -> None:
+    """As numba-cuda-mlir does: a device function calling cuda-coop (itself, or through another device function, or
+    only coop.uniform) is inlined into the kernel and planned with it; numba-cuda would compile it on its own."""
     cuda = NUMBA_CUDA.cuda
 
     @cuda.jit(device=True, inline="always")
@@ -127,6 +129,14 @@ def test_primitives_in_device_functions_must_be_inlined() -> None:
     @cuda.jit(device=True)
     def separate(v):
         return coop.block.sum(v)
+
+    @cuda.jit(device=True)
+    def outer(v):
+        return separate(v) + 1
+
+    @cuda.jit(device=True)
+    def asserted(v):
+        return coop.uniform(v)
 
     def kernel_calling(helper: Any) -> Any:
         @cuda.jit
@@ -138,10 +148,24 @@ def test_primitives_in_device_functions_must_be_inlined() -> None:
         return kernel
 
     i32 = NUMBA_CUDA.types.int32[::1]
-    assert_inlined(NUMBA_CUDA.compile_kernel(kernel_calling(inlined), (i32, i32), block=96))
-    # With a GPU the device function compiles and its call is refused; without one, compiling it needs the GPU.
-    with pytest.raises(UsageError, match='inline="always"'):
-        NUMBA_CUDA.compile_kernel(kernel_calling(separate), (i32, i32), block=96)
+    for helper in (inlined, separate, outer):
+        assert_inlined(NUMBA_CUDA.compile_kernel(kernel_calling(helper), (i32, i32), block=96))
+
+    @cuda.jit(device=True)
+    def unasserted(v):
+        return v
+
+    def guarded_by(helper: Any) -> Any:
+        @cuda.jit
+        def kernel(x, out):
+            if helper(cuda.threadIdx.x < 64):  # true in every thread of a 64-thread block
+                out[0] = coop.block.sum(x[cuda.grid(1)])
+
+        return kernel
+
+    NUMBA_CUDA.compile_kernel(guarded_by(asserted), (i32, i32), block=64)  # asserted in the device function
+    with pytest.raises(UsageError, match="reached by only some threads"):
+        NUMBA_CUDA.compile_kernel(guarded_by(unasserted), (i32, i32), block=64)
 
 
 def divergent(dsl: Dsl) -> Any:
@@ -225,3 +249,98 @@ def test_packs_refuse_numba_cuda_kernels_clearly() -> None:
 
     with pytest.raises(UsageError, match="precompiled packs hold numba-cuda-mlir kernels only"):
         compiler_for(tile_sums(NUMBA_CUDA), "precompile targets[0]")
+
+
+# --- the C ABI of numba-cuda's lowering: values that cross by pointer, records and tuples ------------------------
+
+
+def _sum_and_scan(dsl: Dsl, dtype: str) -> Any:
+    """A scalar sum (the result through a slot), a warp scan with a user operator (a shim) and an initial value."""
+    cuda = dsl.cuda
+
+    def add(a, b):
+        return a + b
+
+    @cuda.jit
+    def kernel(x, out):
+        i = cuda.grid(1)
+        total = coop.block.sum(x[i])
+        prefix = coop.warp.exclusive_scan(x[i], add, initial_value=x[0])
+        out[i] = prefix
+        if cuda.threadIdx.x == 0:
+            out[cuda.blockIdx.x] = total
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "complex64", "complex128"])
+def test_pointer_abi_values_cross_in_registers(dtype: str) -> None:
+    data = getattr(NUMBA_CUDA.types, dtype)[::1]
+    assert_inlined(NUMBA_CUDA.compile_kernel(_sum_and_scan(NUMBA_CUDA, dtype), (data, data), block=96))
+
+
+def _larger_a(a, b):  # type: ignore[no-untyped-def]
+    return a if a[0] >= b[0] else b
+
+
+def test_records_and_tuples_cross_as_their_c_layout() -> None:
+    cuda = NUMBA_CUDA.cuda
+    record = NUMBA_CUDA.from_dtype(np.dtype([("a", np.int32), ("b", np.float64)], align=True))
+
+    @cuda.jit
+    def kernel(x, y, rec, out, outi, outr):
+        i = cuda.grid(1)
+        best = coop.warp.reduce((y[i], x[i]), _larger_a)
+        r = coop.block.reduce(rec[i], _larger_a)
+        if cuda.laneid == 0:
+            out[i // 32] = best[0]
+            outi[i // 32] = best[1]
+        if cuda.threadIdx.x == 0:
+            outr[cuda.blockIdx.x] = r
+
+    t = NUMBA_CUDA.types
+    sig = (t.int32[::1], t.float64[::1], record[::1], t.float64[::1], t.int32[::1], record[::1])
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=128)
+    assert_inlined(compiled, local=True)  # a record operator selects a pointer: a stack copy, as under numba-cuda-mlir
+    assert compiled.resource_usage().get("local", 0) == 0
+
+
+class _RecordingLinker:
+    """What ``CUDACodeLibrary._link_all`` gives nvJitLink, in order (an LTO link for sm_90)."""
+
+    lto, arch = True, "sm_90"
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+
+    def add_ltoir(self, data: bytes, name: str = "<cudapy-ltoir>") -> None:
+        self.added.append(name)
+
+    def add_file_guess_ext(self, item: Any, ignore_nonlto: bool = False) -> None:
+        self.added.append(str(getattr(item, "name", item)))
+
+
+def test_a_link_holding_a_provider_starts_with_32_bit_shared_pointers() -> None:
+    """nvJitLink keeps the first module's data layout: a cuda-coop kernel's link starts with a layout-only module
+    with numba-cuda's layout and 32-bit shared pointers, as nvcc's (NVRTC 13.0 declares 64-bit ones); other kernels'
+    links are numba-cuda's."""
+    from numba.cuda.cudadrv import nvvm
+
+    from cuda.coop.numba_cuda._seams import _link, compile_for_arch
+    from tests.helpers.nvrtc import LTOIR_MAGIC
+
+    specs = _link.short_shared_layout().split("-")
+    assert "p3:32:32:32" in specs and [s for s in specs if s != "p3:32:32:32"] == nvvm.NVVM().data_layout.split("-")
+    assert _link.layout_ltoir("sm_90a").startswith(LTOIR_MAGIC)
+    cuda = NUMBA_CUDA.cuda
+
+    @cuda.jit(lto=True)
+    def plain(x):
+        x[0] = 1
+
+    _, library, _ = compile_for_arch(tile_sums(NUMBA_CUDA), _f32(NUMBA_CUDA), (128, 1, 1), "sm_90")
+    _, plain_library, _ = compile_for_arch(plain, (NUMBA_CUDA.types.int32[::1],), (32, 1, 1), "sm_90")
+    for lib, first in ((library, "cuda_coop_layout"), (plain_library, "<cudapy-ltoir>")):
+        linker = _RecordingLinker()
+        lib._link_all(linker, (9, 0))
+        assert linker.added[0] == first, linker.added

@@ -208,7 +208,7 @@ def test_version_rule_is_pips(version: str, expected: bool) -> None:
     assert SpecifierSet(backend.supported).contains(parsed, prereleases=True) is expected
 
 
-@pytest.mark.parametrize("seams", ["numba_mlir/_seams/__init__.py", "numba_cuda/_seams.py"])
+@pytest.mark.parametrize("seams", ["numba_mlir/_seams/__init__.py", "numba_cuda/_seams/__init__.py"])
 def test_the_seams_use_the_rule(seams: str) -> None:
     """Each integration's own import-time gate calls the same function (no second copy of the rule)."""
     from pathlib import Path

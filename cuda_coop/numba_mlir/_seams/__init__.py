@@ -49,6 +49,7 @@ from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
 from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
 
 from ..._numba._call import Advanced
+from ..._numba._kernel_provider import LazyData
 from ..._registration import _BACKENDS
 from ...errors import BackendError
 
@@ -94,21 +95,8 @@ def type_callable(func: Callable[..., Any]) -> Any:
     return extending.type_callable(func)
 
 
-class LTOIR(_LTOIR):  # type: ignore[misc]  # the name is load-bearing: see the module docstring
+class LTOIR(LazyData, _LTOIR):  # type: ignore[misc]  # the name is load-bearing: see the module docstring
     """A link item whose LTO-IR is produced by ``produce`` the first time ``.data`` is read."""
-
-    def __init__(self, produce: Callable[[], bytes], name: str) -> None:
-        super().__init__(data=b"", name=name)
-        self._produce = produce
-        self._bytes: bytes | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def data(self) -> bytes:
-        with self._lock:
-            if self._bytes is None:
-                self._bytes = self._produce()
-            return self._bytes
 
 
 def target_chip(lower: Any) -> str:

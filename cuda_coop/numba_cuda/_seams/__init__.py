@@ -43,6 +43,8 @@ launch-configuration API, 0.29 has none). What numba-cuda offers, and what cuda-
   disk cache (and warned about once); every other kernel is cached as without cuda-coop.
 - **Launch bounds**: ``nvvm.set_launch_bounds`` on the kernel's LLVM function while it is lowered
   (numba-cuda reads ``launch_bounds`` from the dispatcher's options, shared by its launch specialisations).
+- **The link** (``CUDACodeLibrary._link_all``, in :mod:`._link`): a library holding a cuda-coop provider links a
+  layout-only module first, so that shared-memory pointers are 32-bit in the kernel, as nvcc's.
 """
 
 from __future__ import annotations
@@ -66,11 +68,12 @@ from numba.cuda.core.ir_utils import build_definitions, mk_unique_var
 from numba.cuda.core.untyped_passes import InlineInlinables
 from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudadrv.linkable_code import LTOIR as _LTOIR
-from numba.cuda.extending import intrinsic, type_callable
+from numba.cuda.extending import intrinsic, overload, type_callable
 from numba.cuda.np.numpy_support import from_dtype
 
-from .._registration import _BACKENDS
-from ..errors import BackendError, UsageError
+from ..._numba._kernel_provider import LazyData
+from ..._registration import _BACKENDS
+from ...errors import BackendError, UsageError
 
 types: Any = _types  # numba's type system and untyped IR, as Any for type checkers
 ir: Any = _ir
@@ -95,11 +98,13 @@ __all__ = [
     "compile_device_ltoir",
     "cuda",
     "from_dtype",
+    "inline_device_functions",
     "install_pass",
     "intrinsic",
     "ir",
     "link_cc",
     "mk_unique_var",
+    "overload",
     "planned_block",
     "repair",
     "set_launch_bounds",
@@ -114,36 +119,34 @@ def thread_varying_stubs() -> tuple[Any, ...]:
     return (_stubs.threadIdx, _stubs.laneid)
 
 
-class LTOIR(_LTOIR):  # type: ignore[misc]
+class LTOIR(LazyData, _LTOIR):  # type: ignore[misc]  # numba-cuda links it as LTO-IR (isinstance)
     """A link item whose LTO-IR is produced by ``produce`` the first time ``.data`` is read (at the link)."""
-
-    def __init__(self, produce: Callable[[], bytes], name: str) -> None:
-        super().__init__(data=b"", name=name)
-        self._produce = produce
-        self._bytes: bytes | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def data(self) -> bytes:
-        with self._lock:
-            if self._bytes is None:
-                self._bytes = self._produce()
-            return self._bytes
 
 
 def compile_device_ltoir(
     pyfunc: Callable[..., Any], signature: Any, symbol: str, arch: str | None
-) -> tuple[bytes, Any]:
+) -> tuple[tuple[bytes, ...], Any]:
     """Compile a Python function as an ``extern "C"`` device function named ``symbol`` to LTO-IR for ``arch``.
 
-    ``signature`` is a full signature, or a tuple of argument types (the result type is inferred);
-    returns the LTO-IR and the result type.
+    ``signature`` is a full signature, or a tuple of argument types (the result type is inferred); returns the
+    LTO-IR of the function and of the code it links (numba-cuda's float16/bfloat16 arithmetic calls C++ shims,
+    ``compile_all`` compiles them with NVRTC), and the result type.
     """
-    ltoir, restype = _compiler.compile(
+    codes, restype = _compiler.compile_all(
         pyfunc, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output="ltoir", forceinline=True,
         cc=cc_of(arch) if arch is not None else None,
     )
-    return bytes(ltoir), restype
+    blobs = []
+    for code in codes:  # LTO-IR bytes, cuda.core ObjectCode (compiled shims) or LinkableCode
+        kind = getattr(code, "code_type", None) or getattr(code, "kind", None) or "ltoir"
+        if kind != "ltoir":
+            raise BackendError(
+                f"cuda.coop.numba_cuda: numba-cuda {VERSION} compiled {symbol} with {kind} code to link, which "
+                "cuda-coop does not link into a kernel; use a known operator or plain arithmetic"
+            )
+        data: Any = code.code if hasattr(code, "code_type") else getattr(code, "data", code)
+        blobs.append(bytes(data))
+    return tuple(blobs), restype
 
 
 def cc_of(arch: str) -> tuple[int, int]:
@@ -258,6 +261,63 @@ def install_pass(plan: Callable[[Any], bool]) -> None:
         return pipelines
 
     cls.define_pipelines = define_pipelines
+
+
+def _device_function(func_ir: Any, var: Any) -> Any:
+    """The numba-cuda device function (a dispatcher compiled separately, ``inline="never"``) a callee names, or None."""
+    from numba.cuda.core.ir_utils import resolve_func_from_module
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    try:
+        d = func_ir.get_definition(var)
+        value = resolve_func_from_module(func_ir, d) if getattr(d, "op", None) == "getattr" else d.value
+    except Exception:  # several definitions, none, or not a global: not a device function we can inline
+        return None
+    options = getattr(value, "targetoptions", None) or {}
+    separate = options.get("inline") in (None, "never")
+    return value if isinstance(value, CUDADispatcher) and options.get("device") and separate else None
+
+
+def inline_device_functions(state: Any, wanted: Callable[[Any], bool]) -> bool:
+    """Inline into ``state``'s function the device functions ``wanted(py_func)`` picks (as ``InlineInlinables`` inlines
+    ``inline="always"`` ones), repeatedly, so that the device functions they call are considered too; whether any was.
+
+    numba-cuda compiles a device function separately unless it is ``inline="always"``; numba-cuda-mlir inlines them.
+    cuda-coop inlines those that call its primitives, so that a kernel's source works under both DSLs.
+    """
+    from numba.cuda.core import inline_closurecall, postproc
+    from numba.cuda.core.analysis import compute_cfg_from_blocks
+    from numba.cuda.core.ir_utils import simplify_CFG
+
+    worker = inline_closurecall.InlineWorker(
+        state.typingctx, state.targetctx, state.locals, state.pipeline, state.flags,
+        validator=inline_closurecall.callee_ir_validator,
+    )
+    func_ir, changed, work = state.func_ir, False, list(state.func_ir.blocks.items())
+    while work:
+        _, block = work.pop()
+        for i, stmt in enumerate(block.body):
+            value = getattr(stmt, "value", None)
+            if not (isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr) and value.op == "call"):
+                continue
+            device = _device_function(func_ir, value.func)
+            if device is not None and wanted(device.py_func):
+                _, _, _, new_blocks = worker.inline_function(func_ir, block, i, device.py_func)
+                work.extend(new_blocks)
+                changed = True
+                break  # the block changed: its rest is among the new blocks
+    if changed:
+        cfg = compute_cfg_from_blocks(func_ir.blocks)
+        for dead in cfg.dead_nodes():
+            del func_ir.blocks[dead]
+        postproc.PostProcessor(func_ir).run()
+        func_ir.blocks = simplify_CFG(func_ir.blocks)
+    return changed
+
+
+def device_function_ir(py_func: Any) -> Any:
+    """The untyped IR of a device function's Python function (numba-cuda's front end, no pipeline)."""
+    return _compiler.run_frontend(py_func)
 
 
 def repair(func_ir: Any) -> None:
