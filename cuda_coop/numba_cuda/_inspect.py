@@ -89,7 +89,7 @@ def compile_kernel(
 def shared_memory_bytes(kernel: Any, signature: Any, *, block: int | tuple[int, ...], arch: str = "sm_90") -> int:
     """The static shared memory per block (bytes) of a numba-cuda ``kernel`` launched with ``block``.
 
-    The figure :attr:`CompiledKernel.shared_memory_bytes` gives after :func:`compile_kernel` (cuda-coop's
+    The figure ``CompiledKernel.shared_memory_bytes`` gives after :func:`compile_kernel` (cuda-coop's
     temporary storage and the kernel's own ``cuda.shared.array`` s, as the driver reports it; without
     dynamic shared memory and the 1 KiB the driver reserves per block), known before any launch and without
     a GPU; see :func:`cuda.coop.numba_mlir.shared_memory_bytes` for how to use it.
