@@ -9,15 +9,18 @@
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_histogram.cuh>
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_load_to_shared.cuh>
 #include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_reduce_batched.cuh>
 #include <cub/warp/warp_scan.cuh>
 
 #include <cuda/std/functional>
+#include <cuda/std/span>
 
 #ifdef EXPECTED_CCCL_VERSION // suite.py passes the bundle's version: the toolkit's CCCL must not win
 static_assert(CCCL_VERSION == EXPECTED_CCCL_VERSION, "not the CCCL that cuda-coop bundles");
@@ -236,5 +239,63 @@ __device__ __forceinline__ void warp_reduce(const T* x, T* partial)
   {
     partial[blockIdx.x * (BLOCK / 32) + threadIdx.x / 32] = total;
   }
+}
+// Each thread loads its ITEMS consecutive items (vectorized), one per batch; each warp sums every batch over its 32
+// lanes (ITEMS <= 32: lane l gets batch l's sum) and every lane writes what it got.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void warp_reduce_batched(const T* x, T* sums)
+{
+  using Load   = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Reduce = cub::WarpReduceBatched<T, ITEMS>;
+  __shared__ typename Reduce::TempStorage temp[BLOCK / 32];
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  sums[blockIdx.x * BLOCK + threadIdx.x] = Reduce(temp[threadIdx.x / 32]).Sum(items);
+}
+// Every thread writes its items of the shared tile reversed, striped (coalesced): the work after a copy to shared.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void write_reversed(const T* tile, T* y)
+{
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i)
+  {
+    const int j                        = i * BLOCK + static_cast<int>(threadIdx.x);
+    y[tile_offset<BLOCK, ITEMS>() + j] = tile[BLOCK * ITEMS - 1 - j];
+  }
+}
+
+// cub::detail::BlockLoadToShared as cuda-coop's composition calls it for a whole tile: the 16-byte-aligned copy,
+// commit and wait, invalidation of the barrier; then the reversed write.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void load_to_shared(const T* x, T* y)
+{
+  using Copy = cub::detail::BlockLoadToShared<BLOCK>;
+  __shared__ typename Copy::TempStorage temp;
+  alignas(16) __shared__ T tile[BLOCK * ITEMS];
+  {
+    Copy copy(temp);
+    const ::cuda::std::span<T> landed = copy.template CopyAsync<T, 16>(
+      ::cuda::std::span<char>(reinterpret_cast<char*>(tile), sizeof(tile)),
+      ::cuda::std::span<const T>(x + tile_offset<BLOCK, ITEMS>(), BLOCK * ITEMS));
+    (void) landed;
+    copy.CommitAndWait();
+    copy.Invalidate();
+  }
+  write_reversed<T, BLOCK, ITEMS>(tile, y);
+}
+
+// The same without the copy engine: vectorized BlockLoad into registers, vectorized BlockStore into the shared
+// tile, a barrier; then the reversed write.
+template <class T, int BLOCK, int ITEMS>
+__device__ __forceinline__ void shared_via_registers(const T* x, T* y)
+{
+  using Load  = cub::BlockLoad<T, BLOCK, ITEMS, cub::BLOCK_LOAD_VECTORIZE>;
+  using Store = cub::BlockStore<T, BLOCK, ITEMS, cub::BLOCK_STORE_VECTORIZE>;
+  alignas(16) __shared__ T tile[BLOCK * ITEMS];
+  T items[ITEMS];
+  Load().Load(x + tile_offset<BLOCK, ITEMS>(), items);
+  Store().Store(tile, items);
+  __syncthreads();
+  write_reversed<T, BLOCK, ITEMS>(tile, y);
 }
 } // namespace twins

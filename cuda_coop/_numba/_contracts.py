@@ -9,6 +9,8 @@ Every family declares its parameters; nothing here names a primitive. What is ch
   every item the call may touch past a constant offset;
 - **offsets**: a constant offset of a POINTER (``src[offset:]``) is not negative (scalar offsets declare
   ``Param.bounds``, checked with the other scalars);
+- **alignment** (``Param.align``): a ``cuda.shared.array`` is a whole one declared with ``alignment=`` at least the
+  alignment, and a constant offset into a global array keeps it;
 - **empty counts** (``Param.empty``): a constant count of 0 where the result would be a user operator's
   identity, which it has none of;
 - **aliasing**: two arguments are not one array when the call writes one of them and reads or writes the
@@ -44,6 +46,7 @@ def check_call(cs: CallSite, binding: Binding) -> None:
             _check_space(cs, binding, p, origin)
             _check_offset(cs, p)
             _check_extent(cs, p, origin, names)
+            _check_align(cs, binding, p, origin)
         if p.empty is not None and names.get(p.name) == 0 and isinstance(binding.values.get(p.empty), UserOp):
             raise cs.error(
                 f"{p.name}={cs.constants[p.name]} leaves no item, and {p.empty}= is a user function, which has no "
@@ -91,17 +94,43 @@ def _int(value: object) -> int | None:
     return int(value) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else None
 
 
+_SPACES = {"global": "a global array (a kernel argument)", "shared": "a cuda.shared.array(n, dtype)"}
+
+
 def _check_space(cs: CallSite, binding: Binding, p: Param, origin: ArrayOrigin) -> None:
     if origin.space is None or origin.space in p.memory:
         return
     together = _SHARED_BY[binding.spec.scope.value]
     verb = {"in": "reads", "out": "writes", "inout": "updates"}[p.access]
-    allowed = " or ".join({"global": "a global array", "shared": "a cuda.shared.array"}.get(s, s) for s in p.memory)
-    raise cs.error(
-        f"{p.name}= is {origin.what}, but the call {verb} {p.name} as one array shared by {together}: a "
-        f"cuda.local.array is each thread's private copy. Pass {allowed} (a kernel argument or "
-        "cuda.shared.array(n, dtype))"
-    )
+    allowed = " or ".join(_SPACES.get(s, s) for s in p.memory)
+    if origin.space == "local":
+        raise cs.error(
+            f"{p.name}= is {origin.what}, but the call {verb} {p.name} as one array shared by {together}: a "
+            f"cuda.local.array is each thread's private copy. Pass {allowed}"
+        )
+    raise cs.error(f"{p.name}= is {origin.what}, but the call {verb} {p.name} only as {allowed}; pass one")
+
+
+def _check_align(cs: CallSite, binding: Binding, p: Param, origin: ArrayOrigin) -> None:
+    if not p.align:
+        return
+    if origin.space in ("shared", "local"):
+        if origin.sliced or origin.align is None or origin.align < p.align:
+            known = origin.align is not None and not origin.sliced
+            declared = f" declared with alignment={origin.align}" if known else ""
+            raise cs.error(
+                f"{p.name}= is {origin.what}{declared}, but the call needs its first item at an address that is a "
+                f"multiple of {p.align} bytes; pass a whole cuda.{origin.space}.array(n, dtype, alignment={p.align})"
+            )
+        return
+    offset = _int(cs.constants.get(p.offset)) if p.offset is not None and p.offset in cs.runtime else None
+    size = binding.type_of(p.type or "dtype").size
+    if offset is not None and offset * size % p.align:
+        raise cs.error(
+            f"{p.offset}={offset} puts {p.name}[{offset}] {offset * size} bytes past the array's start, not a multiple "
+            f"of {p.align}: the call needs {p.name}[{p.offset}] at an address that is one (an array of the device "
+            f"allocator starts at one); pass an {p.offset}= that is a multiple of {max(p.align // size, 1)}"
+        )
 
 
 def _check_offset(cs: CallSite, p: Param) -> None:

@@ -57,6 +57,10 @@ class Frontend:
     """``(produce, name)`` -> the DSL's LTO-IR link item whose bytes ``produce`` makes when the link reads them."""
     provider_ltoir: Callable[..., bytes]
     """Hands a provider's LTO-IR to the kernel's link: ``(data, *, toolkit, recompile, pack) -> data``."""
+    array_align: Callable[[Any], int | None] = lambda dtype: 8
+    """The alignment in bytes of a ``cuda.local.array`` / ``cuda.shared.array`` declared without one, from its dtype
+    argument's static value (numba-cuda-mlir 0.5: 8 for any; numba-cuda: the dtype's, rounded up to a power of two);
+    None when not known."""
     record_local_arrays: bool = False
     """The DSL makes a ``cuda.local.array`` of a record dtype."""
     signed_builtin_min_max: bool = False

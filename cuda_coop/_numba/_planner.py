@@ -136,8 +136,24 @@ def _origin(fe: Frontend, func_ir: Any, var: Any, depth: int = 0) -> ArrayOrigin
         if kind is not None:
             shape = _array_shape(ir, func_ir, d)
             extent = shape[0] if isinstance(shape, tuple) and len(shape) == 1 and shape[0] > 0 else None
-            return ArrayOrigin(kind, extent, root=("alloc", id(d)), what=f"a cuda.{kind}.array of shape {shape}")  # type: ignore[arg-type]
+            what = f"a cuda.{kind}.array of shape {shape}"
+            align = _array_align(fe, func_ir, d)
+            return ArrayOrigin(kind, extent, root=("alloc", id(d)), what=what, align=align)  # type: ignore[arg-type]
     return ArrayOrigin(what="not an array defined in this kernel")
+
+
+def _array_align(fe: Frontend, func_ir: Any, call: Any) -> int | None:
+    """The ``alignment=`` of an array's definition (or numba-cuda-mlir's own ``alignas=``, which its 0.5 typing refuses,
+    or the third positional argument); when omitted (or None) the DSL's default (``Frontend.array_align``); None when
+    it is not a compile-time integer."""
+    ir = fe.ir
+    kws = dict(call.kws)
+    var = kws.get("alignas", kws.get("alignment", call.args[2] if len(call.args) > 2 else None))
+    value = None if var is None else _resolve(ir, func_ir, var)
+    if value is None:
+        dtype_var = call.args[1] if len(call.args) > 1 else kws.get("dtype")
+        return fe.array_align(None if dtype_var is None else _resolve(ir, func_ir, dtype_var))
+    return int(value) if isinstance(value, int | np.integer) and not isinstance(value, bool) else None
 
 
 def _array_shape(ir: Any, func_ir: Any, call: Any) -> Any:

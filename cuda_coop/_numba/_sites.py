@@ -39,6 +39,9 @@ class ArrayOrigin:
     """An element or slice of the root array rather than the whole of it."""
     what: str = ""
     """What it is, for errors: ``"the kernel argument 'x' (global memory)"``..."""
+    align: int | None = None
+    """The declared alignment in bytes of a ``cuda.local.array`` / ``cuda.shared.array`` (its ``alignment=``, 8 when
+    omitted); None for other arrays, or where it is not a compile-time integer."""
 
     @property
     def local_array(self) -> bool:

@@ -543,8 +543,9 @@ def type_call(cs: CallSite, argtys: tuple[Any, ...]) -> TypedCall:
 
 def _returns(users: UserTypes, method: Any, overload: Any, params: dict[str, Any]) -> Any:
     """The call's numba result type: the method's result, else its one scalar output, else none."""
-    if method.returns is not None:
-        return _ref_type(users, method.returns, params)
+    result = method.returns or overload.returns
+    if result is not None:
+        return _ref_type(users, result, params)
     scalars = [p for p in overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
     outs = [_ref_type(users, p.type or "dtype", params) for p in scalars]
     types = users.types

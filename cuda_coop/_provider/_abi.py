@@ -8,8 +8,8 @@ Pure: no I/O, no environment.
 ABI rules (see ``_specs._model`` for argument kinds and ``_specs._types`` for value ABIs):
 
 - Wrapper parameters follow the overload's order (constructor arguments first); operators take no slot.
-- A CUB result of a value-ABI type is the wrapper's return value; of a pointer-ABI type it is written
-  through a trailing ``T* result``.
+- A CUB result (``Binding.returns``) of a value-ABI type is the wrapper's return value; of a pointer-ABI type it is
+  written through a trailing ``T* result``.
 - A ``void`` method with exactly one scalar OUTPUT of a value-ABI type returns it; every other output
   and aggregate is an out-pointer.
 - A user operator ``R op(A0, A1)`` is declared ``extern "C" __device__``; pointer-ABI operands become
@@ -128,7 +128,7 @@ def _wrapper_param(b: Binding, p: Param) -> CParam | None:
 
 
 def _returned_output(b: Binding) -> str | None:
-    if b.method.returns is not None:
+    if b.returns is not None:
         return None
     scalars = [p for p in b.overload.params if p.kind is ArgKind.OUTPUT and p.extent is None]
     if len(scalars) == 1 and b.type_of(scalars[0].type or "").abi == "value":
@@ -140,8 +140,8 @@ def _signature(symbol: str, b: Binding) -> WrapperSignature:
     returned = _returned_output(b)
     params = [c for p in b.overload.all_params if p.name != returned and (c := _wrapper_param(b, p))]
     returns: ValueType | None = None
-    if b.method.returns is not None:
-        rt = b.type_of(b.method.returns)
+    if b.returns is not None:
+        rt = b.type_of(b.returns)
         if rt.abi == "value":
             returns = rt
         else:

@@ -13,7 +13,8 @@ In a provider none of the saved macros can be defined: everything before the bod
 ``cuda_bf16.h`` and NVRTC's builtin header, and the body defines no macro. So :func:`light_prologue`
 gives NVRTC, as in-memory headers (found before the include path), a prologue and an epilogue that keep
 only the protocol, and ``--diag-suppress`` with the four warnings once for the whole program. The LTO-IR is
-byte-identical to a compile with CCCL's own pair, so the substitution stays out of cache keys, like a
+byte-identical to a compile with CCCL's own pair (where libcu++'s ``cuda::static_for`` is instantiated,
+as WarpReduceBatched does, the PTX is), so the substitution stays out of cache keys, like a
 precompiled header. It applies only to the CCCL whose pair is the one checked (:data:`CHECKED`, by SHA-256):
 another CCCL (``CUDA_COOP_CCCL_ROOT``) is compiled with its own pair.
 

@@ -396,9 +396,9 @@ def _block_barrier(ns: str, before: tuple[int, ...] | None) -> str:
 def _broadcast(b: Binding, call: str) -> list[str]:
     """``broadcast=True`` (an overload-level BOOL template parameter): the method's result, valid in thread 0
     (lane 0 of the logical warp), is made valid in every thread of the block (of the logical warp)."""
-    if b.method.returns is None:
+    if b.returns is None:
         raise ValueError(f"{b.spec.name}.{b.method.name}: broadcast=True needs a method with a result")
-    t = b.type_of(b.method.returns).cpp
+    t = b.type_of(b.returns).cpp
     lines = [f"  {t} r = {call};"]
     if b.spec.scope is Scope.WARP:
         width = b.values["threads"]
@@ -429,7 +429,7 @@ def _empty_count(b: Binding, sig: WrapperSignature) -> list[str]:
     identity = op.identity if isinstance(op, KnownOp) else None
     if identity is None:
         return []  # a user operator: no identity (a constant 0 is refused; a runtime 0 is the caller's precondition)
-    t = b.type_of(b.method.returns or "dtype").cpp
+    t = b.type_of(b.returns or "dtype").cpp
     value = identity.replace("{T}", t)
     give = f"return {value};" if sig.returns is not None else f"*result = {value};\n    return;"
     return [f"  if (cuda_coop_detail::clamp_count<{b.count_limit(p)}>({p.name}) == 0)\n  {{\n    {give}\n  }}"]
@@ -471,7 +471,7 @@ def _wrapper(ns: str, i: int, sig: WrapperSignature, *, before: tuple[int, ...] 
     if b.values.get("broadcast") is True:
         lines += _broadcast(b, call)
         lines.append("  return r;" if sig.returns is not None else "  *result = r;")
-    elif b.method.returns is None:
+    elif b.returns is None:
         lines.append(f"  {call};")
         if sig.returned_output:
             lines.append(f"  return {sig.returned_output};")

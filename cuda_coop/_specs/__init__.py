@@ -75,6 +75,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "block_discontinuity",
     "block_exchange",
     "block_histogram",
+    "block_load_to_shared",
     "block_load_store",
     "block_merge_sort",
     "block_radix_rank",
@@ -90,6 +91,7 @@ _FAMILIES = (  # one line per family module: importing it registers its specs
     "warp_load_store",
     "warp_merge_sort",
     "warp_reduce",
+    "warp_reduce_batched",
     "warp_scan",
     "warp_top_k",
 )

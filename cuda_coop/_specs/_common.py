@@ -137,9 +137,11 @@ def op(
     *,
     order: Order | None = None,
     associative: bool = False,
+    commutative: bool = False,
 ) -> Param:
     return Param(
-        name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc, order=order, associative=associative
+        name=name, kind=ArgKind.OPERATOR, returns=returns, args=args, doc=doc, order=order, associative=associative,
+        commutative=commutative,
     )
 
 

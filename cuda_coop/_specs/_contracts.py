@@ -1,6 +1,6 @@
 """What the argument contracts of a spec mean, in one place: the rule of which arguments may share one array, and
 the words the docs use for each contract (``Param.access``, ``memory``, ``min_extent``, ``offset``, ``order``,
-``associative``, ``empty``, ``pad``, ``bounds``).
+``associative``, ``commutative``, ``empty``, ``pad``, ``bounds``, ``align``).
 
 The DSL's checker (``_numba._contracts``), the generated docs (``docs/_ext/coop_docs.py``) and the generated
 misuse cases (``tests/helpers/contracts.py``) all read the declarations through these functions.
@@ -66,13 +66,19 @@ def describe(p: Param) -> str:
     if p.min_extent:
         start = f" from ``{p.offset}`` on (``{p.offset}`` >= 0)" if p.offset else ""
         parts.append(f"holding at least ``{p.min_extent}`` items{start}")
+    if p.align:
+        first = f"``{p.name}[{p.offset}]``" if p.offset else "its first item"
+        shared = "shared" in p.memory
+        declared = f" (a whole ``cuda.shared.array`` declared with ``alignment={p.align}``)" if shared else ""
+        parts.append(f"{first} at an address that is a multiple of {p.align} bytes{declared}")
     if p.bounds is not None:
         low, high = (_bound(b) for b in p.bounds)
         parts.append(f"between {low} and {high}" if high else f"at least {low}")
     if p.order == "strict_weak":
         parts.append("a strict weak order: ``'<'``, ``'>'`` or a function false for equal items (not ``'<='``)")
-    if p.associative:
-        parts.append("associative: ``'-'`` is refused, a function is trusted to be")
+    if p.associative or p.commutative:
+        what = " and ".join(w for w, on in (("associative", p.associative), ("commutative", p.commutative)) if on)
+        parts.append(f"{what}: ``'-'`` is refused, a function is trusted to be")
     if p.pad is not None:
         parts.append(f"the ``{p.pad.array}`` past it are given the key that sorts last, and the positions past it of "
                      "the result are unspecified")

@@ -328,9 +328,18 @@ class Param:
     """For an OPERATOR combining values: CUB applies it in any grouping (reductions, scans), so it must be
     associative: a known operator that is not (``"-"``) is refused; a user function is the caller's documented
     precondition."""
+    commutative: bool = False
+    """For an OPERATOR combining values: CUB combines two lanes' values in an order that differs from lane to lane
+    (``cub::WarpReduceBatched``), so it must be commutative too: a known operator that is not is refused; a user
+    function is the caller's documented precondition."""
     pad: Pad | None = None
     """For a count (``count_limit``) the CUB class does not take: the wrapper honours it by padding the tile
     (:class:`~._pad.Pad`) and does not pass it to CUB."""
+    align: int = 0
+    """For a POINTER: the alignment in bytes its first item (``p[offset]``) must have, a power of two (0: the item
+    type's own). A ``cuda.shared.array`` (``cuda.local.array``) must be a whole one declared with ``alignment=`` at
+    least this: a slice of one, or one declared with less, is refused. For a global array a constant offset that
+    breaks it is refused; otherwise it is the caller's documented precondition."""
     uniform: bool = False
     """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
     (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
@@ -377,10 +386,12 @@ class Param:
             raise ValueError(f"parameter {self.name!r}: only comparison operators have an order")
         if self.empty is not None and self.count_limit is None:
             raise ValueError(f"parameter {self.name!r}: only counts have a result for an empty count")
-        if self.associative and (self.kind is not ArgKind.OPERATOR or self.returns == "bool"):
-            raise ValueError(f"parameter {self.name!r}: only operators combining values are associative")
+        if (self.associative or self.commutative) and (self.kind is not ArgKind.OPERATOR or self.returns == "bool"):
+            raise ValueError(f"parameter {self.name!r}: only operators combining values are associative or commutative")
         if self.pad is not None and self.count_limit is None:
             raise ValueError(f"parameter {self.name!r}: only counts pad a tile")
+        if self.align and (self.kind is not ArgKind.POINTER or self.align & (self.align - 1)):
+            raise ValueError(f"parameter {self.name!r}: only POINTER parameters have an alignment, a power of two")
 
     def _check_default(self) -> None:
         limited = self.default is not None or self.bounds is not None or self.at_least is not None
@@ -433,9 +444,17 @@ class Overload:
     """Method-level template parameters the request binds (e.g. ``items_per_thread`` of BlockReduce)."""
     ctor_params: tuple[Param, ...] = ()
     """Constructor arguments after the TempStorage (e.g. BlockRunLengthDecode's runs)."""
+    cpp: str = ""
+    """The CUB member function of this form where it is not the method's (``Method.cpp``): WarpReduceBatched's
+    one-result ``Reduce`` beside ``ReduceTo{arrangement}``. Empty: the method's."""
+    returns: str | None = None
+    """The result type reference of this form where the method returns nothing (``Method.returns``): the form that
+    calls a member function returning one value beside forms that write an output array. None: the method's."""
     doc: str = ""
 
     def __post_init__(self) -> None:
+        if self.cpp and _PLACEHOLDER.search(self.cpp):
+            raise ValueError(f"overload {self.name!r}: its own cpp {self.cpp!r} names one member function")
         params = {p.name: p for p in self.all_params}
         for p in self.all_params:
             pad = p.pad
@@ -479,8 +498,11 @@ class Method:
         placeholders = _PLACEHOLDER.findall(self.cpp)
         if sorted(placeholders) != sorted(self.choices):
             raise ValueError(f"method {self.name!r}: placeholders {placeholders} of {self.cpp!r} need choices")
+        for ov in self.overloads:
+            if ov.returns is not None and self.returns is not None:
+                raise ValueError(f"method {self.name!r}: overload {ov.name!r} returns where the method does already")
         for name in placeholders:
-            for ov in self.overloads:
+            for ov in (ov for ov in self.overloads if not ov.cpp):
                 tp = next((t for t in ov.tparams if t.name == name), None)
                 if tp is None or tp.kind not in (TParamKind.BOOL, TParamKind.ENUM):
                     raise ValueError(f"method {self.name!r}: overload {ov.name!r} needs a BOOL/ENUM parameter {name!r}")
@@ -493,11 +515,11 @@ class Method:
         return _PLACEHOLDER.sub(lambda m: self.choices[m[1]][values[m[1]]], self.cpp)
 
     def cpp_names(self) -> tuple[str, ...]:
-        """Every CUB member function the method can call."""
+        """Every CUB member function the method can call (its forms' own, ``Overload.cpp``, first)."""
         names = [self.cpp]
         for name, spelled in self.choices.items():
             names = [n.replace("{" + name + "}", text) for n in names for text in spelled.values()]
-        return tuple(dict.fromkeys(names))
+        return tuple(dict.fromkeys([*(ov.cpp for ov in self.overloads if ov.cpp), *names]))
 
     def overload(self, name: str) -> Overload:
         """The overload called ``name``; SpecError listing the others otherwise."""
@@ -573,7 +595,13 @@ class PrimitiveSpec:
     """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
     support: str = ""
     """C++ source defining ``cub_class`` when it is cuda-coop's own composition of CUB classes (argsort,
-    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``."""
+    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``. With
+    ``preamble=False`` it starts with the ``#include`` of ``header``."""
+    preamble: bool = True
+    """Whether ``header`` is in the fixed include preamble of every provider (and so in its precompiled header).
+    False for a header that older CCCLs lack (``cub/warp/warp_reduce_batched.cuh``, 3.4): providers that use the spec
+    include it in ``support``, after the CCCL version check, so a CCCL of the wrong version first on the include path
+    still fails with that check's message rather than a missing file."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""
@@ -586,6 +614,8 @@ class PrimitiveSpec:
             raise ValueError(f"{self.name}: duplicate template parameter names")
         if self.scope is Scope.WARP and "threads" not in names:
             raise ValueError(f"{self.name}: warp-scope primitives need a 'threads' template parameter")
+        if not self.preamble and not self.support.startswith(f"#include <{self.header}>\n"):
+            raise ValueError(f"{self.name}: a header outside the preamble is included first in the spec's support")
         for method in self.methods:
             for ov in method.overloads:
                 kinds = {t.name: t.kind for t in (*self.tparams, *ov.tparams)}
@@ -653,8 +683,13 @@ class Binding:
 
     @property
     def cpp_method(self) -> str:
-        """The CUB member function this binding calls."""
-        return self.method.cpp_for(self.values)
+        """The CUB member function this binding calls: its form's own (``Overload.cpp``), else the method's."""
+        return self.overload.cpp or self.method.cpp_for(self.values)
+
+    @property
+    def returns(self) -> str | None:
+        """The result type reference of the call: the method's, else its form's (``Overload.returns``); None: void."""
+        return self.method.returns or self.overload.returns
 
     def omitted(self, param: Param) -> bool:
         """Whether the call omits ``param`` and the wrapper passes its ``Param.default`` itself."""

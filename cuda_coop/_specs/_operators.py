@@ -67,6 +67,12 @@ class KnownOp(enum.Enum):
         return self is not KnownOp.MINUS and not self.is_comparison
 
     @property
+    def commutative(self) -> bool:
+        """Whether ``op(a, b) == op(b, a)``: every known operator combining values but ``"-"`` (for floating-point
+        min/max up to which of two equal values, -0.0 and +0.0 or two NaNs, is the result)."""
+        return self is not KnownOp.MINUS and not self.is_comparison
+
+    @property
     def is_comparison(self) -> bool:
         """A predicate (``<``, ``==``...): its result is a bool, never a value to reduce or scan."""
         return self in _COMPARISONS

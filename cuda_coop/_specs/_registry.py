@@ -53,8 +53,9 @@ def all_primitives() -> tuple[PrimitiveSpec, ...]:
 
 
 def headers() -> tuple[str, ...]:
-    """The headers of every registered primitive, sorted: the fixed include preamble of providers."""
-    return tuple(sorted({s.header for s in _REGISTRY.values()}))
+    """The headers of every registered primitive, sorted: the fixed include preamble of providers (but for a spec's
+    header that is not in it, ``PrimitiveSpec.preamble``)."""
+    return tuple(sorted({s.header for s in _REGISTRY.values() if s.preamble}))
 
 
 def _freeze() -> None:

@@ -120,6 +120,12 @@ def _coerce_operator(where: str, binding_types: Binding, param: Param, value: ob
                 "order CUB chooses, so the result would depend on it. Pass an associative operator ('+', '*', 'min', "
                 "'max', '&', '|', '^') or a function that is one (e.g. negate the items first and sum them)"
             )
+        if param.commutative and not op.commutative:
+            raise at(
+                where, f"{param.name}={op.aliases[0]!r} is not commutative: a {op.aliases[0]} b differs from "
+                f"b {op.aliases[0]} a, and the lanes combine their values in an order that differs from lane to lane. "
+                "Pass a commutative operator ('+', '*', 'min', 'max', '&', '|', '^') or a function that is one"
+            )
         for ref in param.args:
             vt = binding_types.type_of(ref)
             if not op.supports(vt):

@@ -20,6 +20,7 @@ from ._exchange import warp_striped_to_blocked as warp_striped_to_blocked
 from ._histogram import histogram as histogram
 from ._histogram import histogram_composite as histogram_composite
 from ._histogram import histogram_init as histogram_init
+from ._load_to_shared import load_to_shared as load_to_shared
 from ._merge_sort import merge_sort as merge_sort
 from ._primitives import exclusive_scan as exclusive_scan
 from ._primitives import exclusive_sum as exclusive_sum
@@ -56,6 +57,7 @@ __all__ = [
     "inclusive_scan",
     "inclusive_sum",
     "load",
+    "load_to_shared",
     "merge_sort",
     "radix_rank",
     "radix_sort",

@@ -27,5 +27,6 @@ FRONTEND = Frontend(
     device_jit=_seams.cuda.jit(device=True, inline="always"),  # inlined: compiles without a GPU
     link_item=_seams.LTOIR,
     provider_ltoir=lambda data, **_: data,
+    array_align=_seams.natural_array_align,
     record_local_arrays=True,
 )

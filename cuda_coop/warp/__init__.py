@@ -16,6 +16,8 @@ from ._primitives import inclusive_scan as inclusive_scan
 from ._primitives import inclusive_sum as inclusive_sum
 from ._primitives import reduce as reduce
 from ._primitives import sum as sum
+from ._reduce_batched import reduce_batched as reduce_batched
+from ._reduce_batched import sum_batched as sum_batched
 
 __all__ = [
     "argmax",
@@ -29,10 +31,12 @@ __all__ = [
     "load",
     "merge_sort",
     "reduce",
+    "reduce_batched",
     "scatter_to_striped",
     "store",
     "striped_to_blocked",
     "sum",
+    "sum_batched",
     "top_k",
 ]
 

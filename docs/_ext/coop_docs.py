@@ -217,6 +217,9 @@ def _whole_file(path: Path, shown: list[Example]) -> list[str]:
 def _output(directive: SphinxDirective, path: Path, recorded: Recording) -> list[str]:
     """What ``path`` printed in the recorded GPU run, as a text block."""
     printed = recorded_output(path)
+    if printed is None and path.stem in recorded.pending:
+        return ["Not run on a GPU yet: this example was added in a session without one, and the next GPU run of the "
+                "examples records what it prints.", ""]
     if printed is None:
         raise directive.error(f"{path.name} has no recorded output in docs/example_output/ (run the GPU tier's "
                               "example test with CUDA_COOP_RECORD_EXAMPLES=<folder> and copy it there)")

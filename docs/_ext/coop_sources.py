@@ -111,6 +111,9 @@ def find_examples(directory: Path = EXAMPLES_DIR) -> list[Example]:
 class Recording:
     device: str
     date: str
+    pending: tuple[str, ...] = ()
+    """Examples (file stems) added in a session without a GPU: not run yet, so nothing recorded; the next GPU run of
+    ``tests/gpu/test_examples.py`` with ``CUDA_COOP_RECORD_EXAMPLES`` records them (its ``recorded.json`` has none)."""
 
 
 def recorded_output(script: Path, directory: Path = EXAMPLE_OUTPUT_DIR) -> str | None:
@@ -124,8 +127,9 @@ def recording(directory: Path = EXAMPLE_OUTPUT_DIR) -> Recording:
     path = directory / RECORDING
     try:
         data = json.loads(path.read_text())
-        return Recording(device=str(data["device"]), date=str(data["date"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        pending = tuple(str(stem) for stem in data.get("pending", ()))
+        return Recording(device=str(data["device"]), date=str(data["date"]), pending=pending)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: needs {{\"device\": ..., \"date\": ...}} ({exc})") from None
 
 

@@ -95,6 +95,23 @@ def histogram_tiles(samples, counts, tiles):
 # example-end barriers
 
 
+# example-begin batched
+BATCHES = 40
+
+
+@cuda.jit
+def column_maxima(a, maxima):
+    row = cuda.grid(1)
+    x = cuda.local.array(BATCHES, np.float32)     # 40 batches: this lane's item of each
+    m = cuda.local.array(3, np.float32)           # ceil(40 / 16) = 3 results per lane
+    for b in range(BATCHES):
+        x[b] = a[row * BATCHES + b]
+    coop.warp.reduce_batched(x, "max", output=m, threads=16)  # lane l: batches 3l, 3l+1, 3l+2
+    for i in range(3):
+        maxima[row * 3 + i] = m[i]                # slots past batch 39 belong to no batch
+# example-end batched
+
+
 def _arrays(dtype: Any) -> Any:
     return dtype[::1]
 
@@ -105,5 +122,6 @@ KERNELS: dict[str, tuple[Any, tuple[Any, ...], tuple[int, ...]]] = {
     "block_2d": (ranks_2d, (_arrays(types.int32),), (16, 8)),
     "aggregate": (aggregate, (_arrays(types.int64), _arrays(types.int64), _arrays(types.int64)), (128,)),
     "barriers": (histogram_tiles, (_arrays(types.uint8), _arrays(types.int32), types.int64), (128,)),
+    "batched": (column_maxima, (_arrays(types.float32), _arrays(types.float32)), (64,)),
 }
 """snippet -> (kernel, argument types, block shape)."""

@@ -30,7 +30,7 @@ def test_every_public_primitive_with_an_array_has_cases() -> None:
                    if any(q.memory for ov in p.method.overloads for q in ov.all_params)}
     assert covered == with_arrays and len(covered) > 45
     kinds = {m.id.rsplit(".", 1)[1] for m in MISUSES}
-    assert kinds == {"space", "extent", "offset", "alias"}
+    assert kinds == {"space", "global", "shared", "extent", "align", "offset", "alias"}
 
 
 @pytest.mark.parametrize("misuse", MISUSES, ids=lambda m: m.id)

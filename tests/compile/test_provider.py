@@ -167,6 +167,8 @@ def _all_overloads() -> list[Request]:
                 params = _required((*spec.tparams, *ov.tparams))
                 if "bins_per_thread" in params:  # BlockRadixRank's digit prefix: 2**radix_bits / 128 threads
                     params["bins_per_thread"] = 1
+                if "outputs_per_thread" in params:  # WarpReduceBatched: ceil(batches / 32 lanes) results
+                    params["outputs_per_thread"] = 1
                 for p in ov.all_params:
                     if p.kind is ArgKind.OPERATOR:  # one extern per signature: predicates return bool
                         params[p.name] = UserOp("user_pred" if p.returns == "bool" else "user_max")

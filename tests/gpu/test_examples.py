@@ -45,6 +45,8 @@ def test_example_passes_on_the_gpu(script: Path) -> None:
         (folder / coop_sources.RECORDING).write_text(json.dumps(recording, indent=2) + "\n")
         return
     shown = coop_sources.recorded_output(script)
+    if shown is None and script.stem in coop_sources.recording().pending:
+        return  # added without a GPU: it passed; record it (CUDA_COOP_RECORD_EXAMPLES) and copy the folder to the docs
     assert shown is not None, f"{script.name}: no recorded output in docs/example_output/ (see this module's docstring)"
     assert coop_sources.output_shape(result.stdout) == coop_sources.output_shape(shown), (
         f"{script.name} printed\n{result.stdout}\nbut the docs show\n{shown}")

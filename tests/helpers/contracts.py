@@ -6,7 +6,8 @@ shares are kernel arguments, counts and other scalars are small constants, opera
 :class:`Misuse` breaks one contract of one array parameter of that call:
 
 - ``space``: a shared array where this thread's local array belongs, a local array where the block (warp) shares
-  one;
+  one; ``global``/``shared``: the space a parameter that takes only the other one does not take;
+- ``align``: a ``cuda.shared.array`` of the default alignment where the call needs more (``Param.align``);
 - ``extent``: a shared array of one item where the call touches more (``Param.min_extent``), or a per-thread array
   one item longer than the ``items_per_thread=`` given with it;
 - ``offset``: ``offset=-1`` for an array read or written from an offset;
@@ -19,6 +20,7 @@ name and what was wrong. The compile tier compiles each and expects the ``cuda.c
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import linecache
 from collections.abc import Iterator
@@ -36,6 +38,9 @@ BLOCK = (32, 1, 1)
 ITEMS = 2
 TEMPLATE_VALUES = {"bins": 16, "radix_bits": 4}
 """Values of the compile-time parameters that have no default."""
+SHARED_ITEMS = 1024
+"""Items of the ``cuda.shared.array`` a parameter taking shared memory only gets (``load_to_shared``'s ``dst``): at
+least any tile of ``ITEMS`` items per thread of the ``BLOCK``."""
 EXTENTS = {"bins_per_thread": 1}
 """Per-thread extents another parameter decides (``radix_rank``'s ``digit_prefix``: 2**4 digits over 32 threads)."""
 
@@ -81,6 +86,9 @@ def base_call(prim: Primitive, overload: Overload) -> Call:
             call.lines.append(f"{p.name} = cuda.local.array({n}, np.{_dtype(p)})")
             call.args[p.name] = p.name
             call.per_thread[p.name] = _dtype(p)
+        elif p.kind is ArgKind.POINTER and "global" not in p.memory:  # a cuda.shared.array only
+            call.lines.append(f"{p.name} = {_shared(p, SHARED_ITEMS)}")
+            call.args[p.name] = p.name
         elif p.kind is ArgKind.POINTER:
             g = f"g{len(call.globals_) + 1}"
             call.globals_.append(g)
@@ -94,7 +102,18 @@ def base_call(prim: Primitive, overload: Overload) -> Call:
     for tp in (*prim.spec.tparams, *overload.tparams):
         if tp.name in TEMPLATE_VALUES and tp.name in prim.signature.parameters:
             call.args[tp.name] = str(TEMPLATE_VALUES[tp.name])
+        elif prim.signature.parameters.get(tp.name, _OPTIONAL).default is inspect.Parameter.empty:
+            call.args[tp.name] = str(ITEMS)  # a required extent no array gives (load_to_shared's items_per_thread)
     return call
+
+
+_OPTIONAL = inspect.Parameter("optional", inspect.Parameter.KEYWORD_ONLY, default=None)
+
+
+def _shared(p: Param, n: int) -> str:
+    """A ``cuda.shared.array`` of ``n`` items for ``p``, aligned as ``p`` needs (``Param.align``)."""
+    align = f", alignment={p.align}" if p.align else ""
+    return f"cuda.shared.array({n}, np.{_dtype(p)}{align})"
 
 
 @dataclass(frozen=True)
@@ -109,8 +128,9 @@ class Misuse:
 
 
 def _variant(call: Call, id_: str, expect: tuple[str, ...], *, lines: list[str] | None = None,
-             args: dict[str, str] | None = None) -> Misuse:
-    new = Call(call.prim, call.overload, [*call.lines, *(lines or [])], {**call.args, **(args or {})}, call.globals_)
+             args: dict[str, str] | None = None, globals_: list[str] | None = None) -> Misuse:
+    new = Call(call.prim, call.overload, [*call.lines, *(lines or [])], {**call.args, **(args or {})},
+               [*call.globals_, *(globals_ or [])])
     name = "k_" + "".join(c if c.isalnum() else "_" for c in id_)
     return Misuse(id_, new.source(name), name, 1 + len(new.globals_), expect)
 
@@ -125,9 +145,18 @@ def _cases(call: Call) -> Iterator[Misuse]:
         if p.kind is ArgKind.POINTER:
             yield _variant(call, f"{where}.{p.name}.space", (f"{p.name}=", "cuda.local.array", "private copy"),
                            lines=[f"bad = cuda.local.array(64, np.{_dtype(p)})"], args={p.name: "bad"})
-            if p.min_extent:
+            for space, other in (("global", None), ("shared", f"bad = {_shared(p, SHARED_ITEMS)}")):
+                if space not in p.memory:  # a space the parameter does not take besides local
+                    g = f"g{len(call.globals_) + 1}"
+                    yield _variant(call, f"{where}.{p.name}.{space}", (f"{p.name}=", f"{p.name} only as"),
+                                   lines=[other] if other else [], args={p.name: "bad" if other else g},
+                                   globals_=[] if other else [g])
+            if p.min_extent and "shared" in p.memory:
                 yield _variant(call, f"{where}.{p.name}.extent", (f"{p.name}=", "1 items, but the call"),
-                               lines=[f"bad = cuda.shared.array(1, np.{_dtype(p)})"], args={p.name: "bad"})
+                               lines=[f"bad = {_shared(p, 1)}"], args={p.name: "bad"})
+            if p.align and "shared" in p.memory:
+                yield _variant(call, f"{where}.{p.name}.align", (f"{p.name}=", f"multiple of {p.align} bytes"),
+                               lines=[f"bad = cuda.shared.array({SHARED_ITEMS}, np.{_dtype(p)})"], args={p.name: "bad"})
             if p.offset:
                 yield _variant(call, f"{where}.{p.name}.offset", (f"{p.offset}=-1 is negative", p.name),
                                args={p.offset: "-1"})
@@ -140,7 +169,7 @@ def _cases(call: Call) -> Iterator[Misuse]:
                                lines=[f"bad = cuda.local.array({n + 1}, np.{_dtype(p)})"],
                                args={p.name: "bad", p.extent: str(n)})
     for a, b in itertools.combinations(_array_params(call), 2):
-        conflict = not may_share(a, b)
+        conflict = not may_share(a, b) and bool(set(a.memory) & set(b.memory))  # one array can be both
         same_kind = (a.kind is ArgKind.POINTER) == (b.kind is ArgKind.POINTER) and _dtype(a) == _dtype(b)
         same_extent = a.extent == b.extent or ArgKind.AGGREGATE in (a.kind, b.kind) or a.kind is ArgKind.POINTER
         if conflict and same_kind and same_extent:

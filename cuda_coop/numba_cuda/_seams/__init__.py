@@ -422,3 +422,15 @@ def link_cc(arch: str) -> tuple[Any, ...]:
     """The compute capability numba-cuda links ``arch`` for: ``(9, 0)``, or ``(9, 0, "a")`` for ``"sm_90a"``."""
     cc = cc_of(arch)
     return (*cc, arch[-1]) if arch[-1] in "af" else cc
+
+
+def natural_array_align(dtype: Any) -> int | None:
+    """numba-cuda's alignment of an array declared without ``alignment=``: its item type's ABI alignment rounded up
+    to a power of two (``cudaimpl._generic_array``); None when the dtype is not a static NumPy or numba type."""
+    import numpy as np
+
+    try:
+        item = np.dtype(str(dtype) if isinstance(dtype, _types.Type) else dtype)
+    except TypeError:
+        return None
+    return 1 << (item.alignment - 1).bit_length()
