@@ -24,8 +24,8 @@ __all__ = ["DSLS", "NUMBA_CUDA", "NUMBA_MLIR", "Dsl"]
 
 _MODULES = {
     "numba_mlir": ("numba_cuda_mlir", "numba_cuda_mlir.numba_cuda.types",
-                   "numba_cuda_mlir.numba_cuda.np.numpy_support"),
-    "numba_cuda": ("numba.cuda", "numba.cuda.types", "numba.cuda.np.numpy_support"),
+                   "numba_cuda_mlir.numba_cuda.np.numpy_support", "numba_cuda_mlir.numba_cuda.bf16"),
+    "numba_cuda": ("numba.cuda", "numba.cuda.types", "numba.cuda.np.numpy_support", "numba.cuda.bf16"),
 }
 _EXTRA = {"numba_mlir": "numba-cuda-mlir-cu13", "numba_cuda": "numba-cuda-cu13"}
 
@@ -58,6 +58,11 @@ class Dsl:
     def types(self) -> Any:
         """The DSL's numba types (``types.float32[::1]``)."""
         return self._import(1)
+
+    @property
+    def bf16(self) -> Any:
+        """The DSL's bfloat16 intrinsics (``bfloat16_as_ushort``, ``ushort_as_bfloat16``...)."""
+        return self._import(3)
 
     def from_dtype(self, dtype: Any) -> Any:
         """The DSL's numba type of a NumPy dtype (a structured dtype: a Record)."""
