@@ -224,6 +224,26 @@ def _merge_sort(c: Case) -> Callable:
     return kernel
 
 
+TOP_K = (1, 8, 32, 64, 128, 512)
+"""k of the top-k cases: AIR's ordering grows with k, the radix sort does not; ``"air_or_radix_sort"`` takes AIR up to
+k = 64 (``AIR_MAX_K``), a provisional threshold these cases settle (unmeasured when they were added)."""
+
+
+def _top_k(k: int) -> Callable[..., Callable]:
+    def factory(c: Case, algorithm: str = "auto") -> Callable:
+        n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
+
+        @cuda.jit
+        def kernel(keys_in, keys_out):
+            keys = cuda.local.array(n_items, dt)
+            coop.block.load(keys_in, keys, offset=cuda.blockIdx.x * tile, algorithm="transpose")
+            coop.block.top_k(keys, keys_out, k=k, offset=cuda.blockIdx.x * k, algorithm=algorithm)
+
+        return kernel
+
+    return factory
+
+
 def _warp_reduce(c: Case) -> Callable:
     n_items, dt, tile = c.items, np.dtype(c.dtype).type, c.tile
     warps = c.threads // 32
@@ -379,6 +399,16 @@ def _pairs_setup(c: Case) -> Setup:
     )
 
 
+def _top_k_setup(k: int) -> Callable[[Case], Setup]:
+    def setup(c: Case) -> Setup:
+        """The k largest keys of each tile, largest first (random keys: NumPy's order is CUB's, bit for bit)."""
+        x = _values(c.dtype, c.n)
+        want = np.sort(_tiles(c, x), axis=1, kind="stable")[:, ::-1][:, :k].ravel()
+        return [x], [np.zeros(c.tiles * k, x.dtype)], lambda out: bool(out[0].tobytes() == want.tobytes())
+
+    return setup
+
+
 @dataclass(frozen=True)
 class Family:
     factory: Callable[..., Callable]
@@ -394,6 +424,9 @@ class Family:
     parity: str | None = None
     """The spec whose every algorithm is timed as an explicit choice against a twin with the same algorithm
     (the twin's template then takes ``{a}``, the CUB enumerator): codegen parity, apart from the defaults."""
+    method: str = ""
+    """The parity spec's method and overload the case calls (the algorithms CUB accepts are found by binding it)."""
+    overload: str = "array"
 
 
 _IN_OUT = ("const {t}*", "{t}*")
@@ -401,9 +434,11 @@ _HIST = ("const unsigned char*", "unsigned*")
 FAMILIES: dict[str, Family] = {
     "reduce": Family(
         _reduce, lambda c: _reduction(c, c.tile), "twins::reduce<{t}, {b}, {i}{a}>", _IN_OUT, "block_reduce",
-        "block_reduce",
+        "block_reduce", method="sum",
     ),
-    "scan": Family(_scan, _scan_setup, "twins::scan<{t}, {b}, {i}{a}>", _IN_OUT, "block_scan", "block_scan"),
+    "scan": Family(
+        _scan, _scan_setup, "twins::scan<{t}, {b}, {i}{a}>", _IN_OUT, "block_scan", "block_scan", method="inclusive_sum"
+    ),
     "exchange": Family(_exchange, _copy_setup, "twins::exchange<{t}, {b}, {i}>", _IN_OUT),
     "adjacent_difference": Family(
         _adjacent_difference, _difference_setup, "twins::adjacent_difference<{t}, {b}, {i}>", _IN_OUT
@@ -433,12 +468,20 @@ FAMILIES: dict[str, Family] = {
         functools.partial(_to_shared, via_registers=True), _reversed_setup,
         "twins::shared_via_registers<{t}, {b}, {i}>", _IN_OUT,
     ),
+    **{
+        f"top_k{k}": Family(
+            _top_k(k), _top_k_setup(k), f"twins::top_k<{{t}}, {{b}}, {{i}}, {k}{{a}}>", _IN_OUT, "block_top_k",
+            "block_top_k", method="top_k", overload="keys",
+        )
+        for k in TOP_K
+    },
 }
 
-PENDING = frozenset({"warp_reduce_batched", "load_to_shared", "shared_via_registers"})
-"""Families added in a session without a GPU: their cases have no committed measurement in results/suite.json yet.
-tests/unit/test_benchmark_results.py lets their cases be missing there, and fails once a committed run has them while
-they are still listed here. The next GPU session runs ``suite.py --only`` with their names and commits the rows."""
+PENDING = frozenset({"warp_reduce_batched", "load_to_shared", "shared_via_registers", *(f"top_k{k}" for k in TOP_K)})
+"""Families added in a session without a GPU (2026-12-04, issue 40: WarpReduceBatched, BlockLoadToShared, the AIR
+top-k): their cases have no committed measurement in results/suite.json yet. tests/unit/test_benchmark_results.py lets
+their cases be missing there, and fails once a committed run has them while they are still listed here. The next GPU
+session runs ``suite.py --only`` with their names (then the whole suite), commits the rows and empties this."""
 
 
 def parity_algorithms(c: Case) -> dict[str, str]:
@@ -452,11 +495,11 @@ def parity_algorithms(c: Case) -> dict[str, str]:
         return {}
     spec = get_primitive(spec_name)
     assert spec.algorithm is not None
-    method = "sum" if spec_name == "block_reduce" else "inclusive_sum"
+    family = FAMILIES[c.family]
     found = {}
     for member in spec.algorithm:
         try:
-            bind(Request(spec_name, method, "array", dtype=c.dtype, items_per_thread=c.items,
+            bind(Request(spec_name, family.method, family.overload, dtype=c.dtype, items_per_thread=c.items,
                          algorithm=member.short_name), (c.threads,))
         except SpecError:
             continue  # e.g. the atomic reduction of int8, a commutative-only one for a small block
@@ -505,6 +548,9 @@ def cases(quick: bool = False) -> list[Case]:
     out += [Case(f, d, b, i) for f in ("load_to_shared", "shared_via_registers")
             for d, b, i in (("float32", 256, 16), ("float64", 128, 8))]
     out += [Case("radix_sort", "uint32", 256, 8, 26), Case("radix_sort_pairs", "uint32", 256, 8, 26)]
+    out += [Case(f"top_k{k}", "float32", 256, 8, 26) for k in TOP_K]  # k sweeps AIR against the sort
+    out += [Case("top_k32", d, t, i, 26) for d, t, i in (("float32", 128, 4), ("float32", 1024, 4), ("int8", 256, 16),
+                                                          ("float64", 256, 8), ("uint32", 512, 8))]
     if hasattr(coop.block, "merge_sort"):
         out.append(Case("merge_sort", "float32", 256, 8, 26))
     return out

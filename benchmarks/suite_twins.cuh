@@ -22,6 +22,8 @@
 #include <cuda/std/functional>
 #include <cuda/std/span>
 
+#include <cuda_coop/block_top_k.cuh> // cuda-coop's own composition: the same C++ on both sides, built by nvcc here
+
 #ifdef EXPECTED_CCCL_VERSION // suite.py passes the bundle's version: the toolkit's CCCL must not win
 static_assert(CCCL_VERSION == EXPECTED_CCCL_VERSION, "not the CCCL that cuda-coop bundles");
 #endif
@@ -223,6 +225,24 @@ __device__ __forceinline__ void merge_sort(const K* keys_in, K* keys_out)
   Sort(temp.sort).Sort(keys, ::cuda::std::less<>{});
   __syncthreads();
   Store(temp.store).Store(keys_out + tile_offset<BLOCK, ITEMS>(), keys);
+}
+
+// Transposing load, then the tile's K largest keys in order at keys_out[blockIdx.x * K ..] with
+// cuda_coop::BlockTopK and the algorithm ALG (cuda-coop's "radix_sort" when not given, the one that sorts).
+template <class K, int BLOCK, int ITEMS, int TOP_K, cuda_coop::BlockTopKAlgorithm ALG = cuda_coop::BLOCK_TOP_K_RADIX_SORT>
+__device__ __forceinline__ void top_k(const K* keys_in, K* keys_out)
+{
+  using Load = cub::BlockLoad<K, BLOCK, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
+  using TopK = cuda_coop::BlockTopK<K, BLOCK, ITEMS, cub::NullType, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 1, 1, ALG>;
+  __shared__ union
+  {
+    typename Load::TempStorage load;
+    typename TopK::TempStorage top_k;
+  } temp;
+  K keys[ITEMS];
+  Load(temp.load).Load(keys_in + tile_offset<BLOCK, ITEMS>(), keys);
+  __syncthreads();
+  TopK(temp.top_k).TopKLargest(keys, TOP_K, keys_out, static_cast<long long>(blockIdx.x) * TOP_K);
 }
 
 // Each thread sums its ITEMS consecutive items (blocked, direct load), then a warp sum; lane 0 writes it.

@@ -1,5 +1,7 @@
 # Writes the provenance file and installs the bundle:
 #   <dest>/include/{cub,thrust,cuda,nv}
+#   <dest>/include/cuda_coop                        cuda-coop's own headers (include/cuda_coop of this repository),
+#                                                   for C++ projects using the CMake package (find_package(CCCL))
 #   <dest>/lib/cmake/{cccl,cub,thrust,libcudacxx}   CCCL's package, header-search files generated
 #   <dest>/licenses/                                CCCL's license files
 #   <dest>/provenance.json
@@ -43,6 +45,9 @@ function(cuda_coop_install_bundle)
     endif()
     install(DIRECTORY "${_found}" DESTINATION "${_dest}/include")
   endforeach()
+  # cuda-coop's compositions of CUB classes; the Python package carries the same files in cuda/coop/_include
+  # (pyproject.toml), which is where providers compile them from.
+  install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/include/cuda_coop" DESTINATION "${_dest}/include")
 
   set(_gen "${CMAKE_CURRENT_BINARY_DIR}/cmake-package")
   _cuda_coop_generate_header_search("${_gen}")

@@ -1,7 +1,9 @@
 """Where the installed CCCL header bundle is, and what its provenance file says.
 
 The bundle is installed by CMake (see ``CMakeLists.txt``) as the ``cuda.coop._headers``
-package; it is located through ``importlib.resources`` so that editable installs work.
+package; it is located through ``importlib.resources`` so that editable installs work. Besides CCCL it carries
+cuda-coop's own headers (``include/cuda_coop``) for C++ projects; providers compile those from the package's own
+copy (:mod:`cuda_coop._own_headers`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ class HeaderBundle:
     root: Path
     """The bundle's folder; also a CMake prefix (``CMAKE_PREFIX_PATH``)."""
     include_dir: Path
-    """Holds ``cub/``, ``thrust/``, ``cuda/`` and ``nv/``."""
+    """Holds ``cub/``, ``thrust/``, ``cuda/`` and ``nv/``, and cuda-coop's own compositions of CUB classes,
+    ``cuda_coop/*.cuh`` (``#include <cuda_coop/block_top_k.cuh>``; see docs/cpp.rst)."""
     cmake_dir: Path
     """Holds ``cccl-config.cmake``; give it to CMake as ``CCCL_DIR``."""
     provenance: Provenance

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _env
 from ._bundle import header_bundle
 from ._cccl import resolve_cccl_root
 from ._cuda_headers import CudaInclude, resolve_cuda_include
+from ._own_headers import own_headers
 from ._provider import _cache_cli, _pack_cli
 from ._provider._dump import dump_directory
 from ._registration import backend_status
@@ -69,6 +70,15 @@ def _cccl_section(problems: list[str]) -> dict[str, Any] | None:
     }
 
 
+def _own_section(problems: list[str]) -> dict[str, Any] | None:
+    try:
+        own = own_headers()
+    except CoopError as exc:
+        problems.append(str(exc))
+        return None
+    return {"include_root": str(own.root), "origin": own.origin}
+
+
 def _toolkit_sections(problems: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     try:
         include: CudaInclude = resolve_cuda_include()
@@ -101,6 +111,7 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     report: dict[str, Any] = {"version": __version__}
     report["header_bundle"] = _bundle_section(problems)
     report["cccl_root"] = _cccl_section(problems)
+    report["own_headers"] = _own_section(problems)
     report["cuda_include"], report["toolkit"] = _toolkit_sections(problems)
     report["cache"] = _cache_cli.diagnostics()
     report["packs"] = _pack_cli.diagnostics()
@@ -119,6 +130,21 @@ def _report() -> tuple[dict[str, Any], list[str]]:
     return report, problems
 
 
+def _print_roots(report: dict[str, Any], row: Callable[[str, object], str]) -> None:
+    """The CCCL root and cuda-coop's own headers: what providers compile against."""
+    if root := report["cccl_root"]:
+        print("CCCL used for compiling")
+        print(row("origin", root["origin"]))
+        print(row("path", root["path"]))
+        print(row("version", f"{root['version']} (CCCL_VERSION {root['version_number']})"))
+        for i, path in enumerate(root["include_roots"]):
+            print(row("include roots" if i == 0 else "", path))
+    if own := report["own_headers"]:
+        print("cuda-coop's own headers (cuda_coop/*.cuh, before CCCL)")
+        print(row("include root", own["include_root"]))
+        print(row("origin", own["origin"]))
+
+
 def _print_text(report: dict[str, Any], problems: list[str]) -> None:
     row = "  {:<17}{}".format
     print(f"cuda-coop {report['version']}")
@@ -129,13 +155,7 @@ def _print_text(report: dict[str, Any], problems: list[str]) -> None:
         print(row("source", f"{prov['source_kind']}, revision {prov['source_revision']} ({prov['revision_note']})"))
         print(row("include dir", bundle["include_dir"]))
         print(row("CMake (CCCL_DIR)", bundle["cmake_dir"]))
-    if root := report["cccl_root"]:
-        print("CCCL used for compiling")
-        print(row("origin", root["origin"]))
-        print(row("path", root["path"]))
-        print(row("version", f"{root['version']} (CCCL_VERSION {root['version_number']})"))
-        for i, path in enumerate(root["include_roots"]):
-            print(row("include roots" if i == 0 else "", path))
+    _print_roots(report, row)
     if headers := report["cuda_include"]:
         print("CUDA headers")
         print(row("include dir", headers["path"]))

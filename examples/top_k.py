@@ -2,9 +2,9 @@
 
 Each block loads one segment of ``THREADS * ITEMS`` float32 scores, makes each score's index in the whole
 array its value, and ``coop.block.top_k`` writes the segment's K largest scores, largest first, and their
-indices to ``top_scores[block * K : block * K + K]`` / ``top_index[...]``. Ties keep the earlier index (the
-sort underneath is stable). With a GPU it runs the kernel against NumPy (``np.partition`` + sort) and prints
-PASS or FAIL; without one it compiles it for sm_90.
+indices to ``top_scores[block * K : block * K + K]`` / ``top_index[...]``. Ties keep the earlier index (every
+algorithm of ``top_k`` writes the order of a stable sort). With a GPU it runs the kernel against NumPy
+(``np.partition`` + sort) and prints PASS or FAIL; without one it compiles it for sm_90.
 """
 
 from __future__ import annotations

@@ -272,6 +272,12 @@ _AUTO_DOC = (
 those of ``_specs/auto_table.json`` (a unit test compares them)."""
 
 
+def own_auto_doc() -> str:
+    """:data:`_AUTO_DOC` for cuda-coop's own compositions, whose fallback is not CUB's: the algorithm the spec names
+    (``TemplateParam.default``)."""
+    return _AUTO_DOC.replace("CUB's default", "its fallback")
+
+
 def generated_doc(prim: Primitive) -> str:
     """The part of a stub's docstring that comes from its spec: CUB method, algorithms, example, parameters."""
     spec, method = prim.spec, prim.method
@@ -304,11 +310,13 @@ def generated_doc(prim: Primitive) -> str:
     if spec.algorithm is not None and algo is not None and algo.name in prim.signature.parameters:
         tp = algo  # a method may fix the algorithm (histogram_init): no such paragraph then
         own = spec.cub_class.startswith("cub::")  # cuda-coop's own compositions have no CUB default to name
-        cub = (f" (CUB's own default, ``{tp.default.name}``)" if tp.auto is not None
+        fallback = f"CUB's own default, ``{tp.default.name}``" if own else f"its fallback, ``{tp.default.name}``"
+        cub = (f" ({fallback})" if tp.auto is not None
                else " (the default, as in CUB)" if own else " (the default)")
         names = ", ".join(f'``"{m.short_name}"``' + (cub if m is tp.default else "") for m in spec.algorithm)
         if tp.auto is not None:
-            names = f'``"auto"`` (the default: cuda-coop\'s measured choice), {names}. ``"auto"`` {_AUTO_DOC}'
+            auto_doc = _AUTO_DOC if own else own_auto_doc()
+            names = f'``"auto"`` (the default: cuda-coop\'s measured choice), {names}. ``"auto"`` {auto_doc}'
         lines += [f"Algorithms (``algorithm=``, ``{spec.algorithm.__name__}``): {names}.", ""]
     if spec.example:
         lines += [f"Example: :ref:`{spec.example} <example-{spec.example}>` on the examples page.", ""]

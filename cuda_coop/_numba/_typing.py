@@ -261,21 +261,13 @@ def _safe_cast(source: str, target: str) -> bool:
     return bool(np.can_cast(np.dtype(source), np.dtype(target), casting="safe"))
 
 
-def _bits(value: int | str, params: dict[str, Any]) -> int:
-    """A ``Param.default``/``bounds`` value for the types bound so far (``"bits(dtype)"`` -> 32)."""
-    if isinstance(value, int):
-        return value
-    return 8 * value_type(str(params.get(value[5:-1], value[5:-1]))).size
-
-
 def _check_bounds(cs: CallSite, name: str, p: Param, params: dict[str, Any]) -> None:
-    """A compile-time constant within the spec's ``bounds`` for the bound types."""
+    """A compile-time constant within the spec's ``bounds`` for the types bound so far (``Param.refusal``)."""
     if (p.bounds is None and p.at_least is None) or name not in cs.constants:
         return
-    low, high = (_bits(b, params) for b in p.bounds or (0, 2**63 - 1))
     value = cs.constants[name]
-    if not low <= value <= high:
-        raise cs.error(f"{name}={value!r} is out of range; it must be between {low} and {high}")
+    if (refused := p.refusal(value, lambda ref: 8 * value_type(str(params.get(ref, ref))).size)) is not None:
+        raise cs.error(refused)
     other = cs.primitive.param(p.at_least) if p.at_least else None
     if other is None:
         return

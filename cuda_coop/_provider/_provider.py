@@ -239,8 +239,7 @@ class Provider:
             cccl_roots, roots = toolchain.cccl_include_roots, toolchain.include_roots
         else:
             self._attempt = self._attempt or CompileAttempt()  # resolve_toolchain then shares its toolkit
-            cccl_roots, cuda_include = resolve_include_roots(self._attempt)
-            roots = (*cccl_roots, cuda_include)
+            cccl_roots, roots = resolve_include_roots(self._attempt)
         attempt = self._attempt
 
         def identity() -> str:  # in the child: never this provider's lock, which the forking thread holds

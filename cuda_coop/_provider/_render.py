@@ -4,13 +4,15 @@
 include preamble: no I/O, no environment, no clock. Layout of the translation unit:
 
 1. The preamble: ``#define`` of :data:`META_UNROLL_LIMIT` (halves NVRTC's parse of CCCL), then
-   ``#include`` of every registered primitive's header plus the support headers,
-   always the same list in the same order whatever the kernel uses (parsing CCCL dominates compile
+   ``#include`` of every registered primitive's header (CUB's, and for cuda-coop's own compositions their
+   ``cuda_coop/*.cuh`` header from the package's include root: no C++ is written here) plus the support
+   headers, always the same list in the same order whatever the kernel uses (parsing CCCL dominates compile
    time, its libcu++ base more than the primitives' own headers; a fixed preamble lets NVRTC reuse
    one precompiled header for every provider of a process). Headers only some value types
    need (``<cuda/std/complex>``, ~0.2 s of parsing) follow it, in providers that use those types.
 2. ``static_assert(CCCL_VERSION == N)``: the CCCL found first on the include path must be the one
-   selected (never the CUDA toolkit's copy).
+   selected (never the CUDA toolkit's copy). Then the headers of the plan's primitives that are not in the
+   preamble (``PrimitiveSpec.preamble=False``: headers that older CCCLs lack), so that a wrong CCCL fails here.
 3. ``namespace cuda_coop_<prefix>``: a ``prim_<i>`` alias per call site, the shared temporary storage,
    and the functors wrapping user functions.
 4. One ``extern "C" __device__`` wrapper per call site.
@@ -507,13 +509,13 @@ def render(plan: Plan, *, cccl_version: int, headers: Sequence[str], first_use: 
         f'\nstatic_assert(CCCL_VERSION == {cccl_version}, "cuda-coop selected CCCL {major}.{minor}.{patch}, '
         "but another CCCL (e.g. the CUDA toolkit's) comes first on the include path\");\n"
     )
+    late = sorted({b.spec.header for b in plan.bindings if not b.spec.preamble})
+    if late:
+        out.append("\n// Headers newer than some CCCLs: after the version check (PrimitiveSpec.preamble=False).\n")
+        out += [f"#include <{h}>\n" for h in late]
     out.append(f"\n// cuda-coop provider {plan.prefix}: block {plan.block_dim}\n")
     out += [f"//   [{i}] {b.canonical()}\n" for i, b in enumerate(plan.bindings)]
     out.append("\n" + _DETAIL)
-    support = {b.spec.name: b.spec.support for b in plan.bindings if b.spec.support}
-    if support:
-        out.append("\n// cuda-coop's compositions of CUB classes.\n")
-        out += [support[name].rstrip("\n") + "\n" for name in sorted(support)]
     types = _user_types(plan)
     if types:
         out.append("\n// User types: storage ABI only.\n")

@@ -1,4 +1,5 @@
-"""What a provider compiles with: include roots (CCCL first), the CCCL version, and identities.
+"""What a provider compiles with: include roots (cuda-coop's own headers, then CCCL, then CUDA), the CCCL
+version, and identities.
 
 A :class:`Toolchain` is resolved once per :class:`~cuda_coop._identity.CompileAttempt` (one per
 kernel compile): the CCCL root is re-selected for every new provider, header contents are
@@ -39,11 +40,15 @@ class Toolchain:
     """:attr:`toolkit_identity` of the versions alone, not the paths (packs' keys)."""
     toolkit_versions: tuple[tuple[str, str], ...] = ()
     """``(library, "major.minor")`` of NVRTC, nvrtc-builtins, nvJitLink and the CUDA headers."""
+    own_include: Path | None = None
+    """The include root of cuda-coop's own headers (``cuda_coop/*.cuh``, :mod:`cuda_coop._own_headers`); it holds
+    nothing else, so it goes first. None only in tests' toolchains."""
 
     @property
     def include_roots(self) -> tuple[Path, ...]:
-        """Every include directory, in search order."""
-        return (*self.cccl_include_roots, self.cuda_include)
+        """Every include directory, in search order: cuda-coop's own, CCCL's, CUDA's."""
+        own = () if self.own_include is None else (self.own_include,)
+        return (*own, *self.cccl_include_roots, self.cuda_include)
 
     @property
     def portable(self) -> tuple[str, str]:
@@ -69,11 +74,13 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
     """
     from .._cccl import resolve_cccl_root
     from .._identity import CompileAttempt
+    from .._own_headers import own_headers
 
     attempt = attempt or CompileAttempt()
+    own = own_headers().root
     cccl = resolve_cccl_root()
     toolkit = attempt.toolkit()
-    roots = (*cccl.include_roots, toolkit.cuda_include.path)  # as resolve_include_roots
+    roots = (own, *cccl.include_roots, toolkit.cuda_include.path)  # as resolve_include_roots
     headers = attempt.header_identity(roots)
     return Toolchain(
         cccl_include_roots=tuple(cccl.include_roots),
@@ -85,6 +92,7 @@ def resolve_toolchain(attempt: CompileAttempt | None = None) -> Toolchain:
         portable_header_identity=headers.portable,
         portable_toolkit_identity=toolkit.portable_identity,
         toolkit_versions=tuple(toolkit.versions.items()),
+        own_include=own,
     )
 
 
@@ -93,9 +101,13 @@ def pch_identity(toolchain: Toolchain) -> str:
     return f"{toolchain.header_identity}\0{toolchain.toolkit_identity}"
 
 
-def resolve_include_roots(attempt: CompileAttempt) -> tuple[tuple[Path, ...], Path]:
-    """The CCCL include roots and the CUDA include directory :func:`resolve_toolchain` selects in ``attempt``,
-    without fingerprinting them (a few ms). Raises what :func:`resolve_toolchain` raises."""
+def resolve_include_roots(attempt: CompileAttempt) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The CCCL include roots and every include root, in order (:attr:`Toolchain.include_roots`), that
+    :func:`resolve_toolchain` selects in ``attempt``, without fingerprinting them (a few ms). Raises what
+    :func:`resolve_toolchain` raises."""
     from .._cccl import resolve_cccl_root
+    from .._own_headers import own_headers
 
-    return tuple(resolve_cccl_root().include_roots), attempt.toolkit().cuda_include.path
+    own = own_headers().root
+    cccl = tuple(resolve_cccl_root().include_roots)
+    return cccl, (own, *cccl, attempt.toolkit().cuda_include.path)

@@ -26,6 +26,9 @@ Rules, in order:
    static shared memory a block may have: the rest stays for the kernel's own shared arrays and for
    warp-scope storage, which does not share the block-scope union), and accepted by every constraint of
    the spec. If none is, CUB's default is bound and its constraint's message says auto chose it.
+
+For cuda-coop's own compositions (``cuda_coop::BlockTopK``) "CUB's default" above is the fallback their spec names
+(``TemplateParam.default``): there is no CUB default to follow.
 """
 
 from __future__ import annotations
@@ -239,6 +242,7 @@ def resolve(b: Binding, tp: TemplateParam, table: AutoTable | None = None) -> tu
             f"{'provisional ' if table.provisional else ''}table, {arch}, {entry.item_bytes}-byte items, "
             f"{entry.threads} threads x {entry.items} items" + ("" if exact else " (nearest measured)")
         )
+    default = "CUB's default" if b.spec.cub_class.startswith("cub::") else "the fallback"  # a composition's is ours
     for member in dict.fromkeys([*ranking, tp.default, *enum]):
         if not allowed(b, tp, member):
             continue
@@ -246,7 +250,7 @@ def resolve(b: Binding, tp: TemplateParam, table: AutoTable | None = None) -> tu
             return member, source if member is ranking[0] else f"{source}; the faster ones are not allowed here"
         if member is tp.default:
             if not ranking:
-                return member, f"CUB's default ({source})"
-            return member, "CUB's default; the measured ones are not allowed here"
-        return member, "the first allowed algorithm in CUB's order; CUB's default is not allowed here"
-    return tp.default, "CUB's default; no algorithm is allowed here"
+                return member, f"{default} ({source})"
+            return member, f"{default}; the measured ones are not allowed here"
+        return member, f"the first allowed algorithm in the enum's order; {default} is not allowed here"
+    return tp.default, f"{default}; no algorithm is allowed here"

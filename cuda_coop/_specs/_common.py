@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from ._model import ArgKind, Binding, Constraint, CubEnum, Order, Overload, Pad, Param, TemplateParam, TParamKind
+from ._model import (
+    MAX_BLOCK_THREADS,
+    MAX_ITEMS_PER_THREAD,
+    ArgKind,
+    Binding,
+    Constraint,
+    CubEnum,
+    Order,
+    Overload,
+    Pad,
+    Param,
+    TemplateParam,
+    TParamKind,
+)
 
 __all__ = [
     "BLOCK_DIMS",
@@ -32,6 +45,7 @@ ITEMS_PER_THREAD = TemplateParam(
     name="items_per_thread",
     cpp="ItemsPerThread",
     kind=TParamKind.INT,
+    bounds=(1, MAX_ITEMS_PER_THREAD),
     doc="Number of items each thread holds (the extent of its per-thread array).",
 )
 THREADS = TemplateParam(
@@ -40,6 +54,7 @@ THREADS = TemplateParam(
     kind=TParamKind.INT,
     optional=True,
     default=32,
+    bounds=(1, MAX_BLOCK_THREADS),  # LOGICAL_WARP_CONSTRAINT says what CUB allows in these
     doc="Threads per logical warp: a power of two up to 32 that divides the block size.",
 )
 COUNT_TYPE = TemplateParam(

@@ -45,6 +45,8 @@ __all__ = [
     "AUTO",
     "DEFAULT",
     "INT_MAX",
+    "MAX_BLOCK_THREADS",
+    "MAX_ITEMS_PER_THREAD",
     "ArgKind",
     "Auto",
     "Binding",
@@ -184,6 +186,12 @@ Order = Literal["strict_weak"]
 
 INT_MAX = 2**31 - 1
 """The largest value of a C++ ``int``: the bound of every INT template parameter (CUB's are ``int``)."""
+MAX_ITEMS_PER_THREAD = 2**19
+"""The largest extent of a per-thread array (``items_per_thread`` and the like): CUDA gives a thread at most 512 KiB of
+local memory, so no thread can hold more items of any type. It keeps a tile (up to 1024 threads of them) within
+:data:`INT_MAX`, the ``int`` CUB counts tile positions in."""
+MAX_BLOCK_THREADS = 1024
+"""The most threads a CUDA block has: no logical warp or other group of threads is larger."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -197,7 +205,8 @@ class Auto:
     table: str
     """The primitive's key in ``auto_table.json`` (usually the spec's name)."""
     never: tuple[CubEnum, ...] = ()
-    """Members auto never picks: they change the result's arrangement (striped) or are not deterministic."""
+    """Members auto never picks: they change the result's arrangement (striped), are not deterministic, or cost what
+    depends on a runtime value the table does not measure (top-k's ``"air"``, with k)."""
     commutative: tuple[CubEnum, ...] = ()
     """Members auto picks only when every operator of the call is known to be commutative for the item type
     (a method without an operator, a sum, counts as commutative; a user function never does)."""
@@ -234,8 +243,13 @@ class TemplateParam:
     """For an optional ENUM parameter: the value ``"auto"`` is accepted and is the public default; ``bind``
     resolves it from the measured table (``default`` stays CUB's default, the fallback)."""
     bounds: tuple[int, int] = (1, INT_MAX)
-    """For an INT parameter: the closed range of its values (checked before anything is rendered; CUB's template
-    parameters are ``int``, so never above :data:`INT_MAX`)."""
+    """For an INT parameter: the closed range of its values. ``bind`` checks every value against it (a SpecError
+    naming the parameter) before anything derived from the values is computed: auto choices, constraints, storage
+    estimates, extents, the render. So those computations only ever see values in this range, and a spec declares
+    a range in which they are all defined (``1 << radix_bits`` is not, for ``radix_bits`` up to INT_MAX):
+    ``tests/unit/test_spec_bounds.py`` walks every registered spec with both ends and with values outside. CUB's
+    template parameters are ``int``, so never above :data:`INT_MAX`; per-thread extents stop at
+    :data:`MAX_ITEMS_PER_THREAD`."""
 
     def __post_init__(self) -> None:
         if not _SNAKE.match(self.name):
@@ -301,7 +315,7 @@ class Param:
     default is the int, or None for a width."""
     bounds: tuple[int | str, int | str] | None = None
     """For a SCALAR: the closed range a compile-time constant argument must lie in (ints or
-    ``"bits(<type ref>)"``); a constant outside it is refused before compiling."""
+    ``"bits(<type ref>)"``); a constant outside it is refused (:meth:`refusal`) before it is used."""
     at_least: str | None = None
     """For a SCALAR: another scalar of the method it may not be below (``end_bit`` >= ``begin_bit``),
     checked when both values are known at compile time (constants, or an omitted int default)."""
@@ -405,6 +419,16 @@ class Param:
     def public_default(self) -> int | None:
         """The default a public stub shows: an int default, else None."""
         return self.default if isinstance(self.default, int) else None
+
+    def refusal(self, value: int, bits: Callable[[str], int]) -> str | None:
+        """Why a compile-time constant ``value`` of this SCALAR is refused by :attr:`bounds` (None: it is not);
+        ``bits(ref)`` is the width in bits of a type reference, for the ``"bits(<type ref>)"`` ends."""
+        if self.bounds is None:
+            return None
+        low, high = (b if isinstance(b, int) else bits(_ref_of_bits(b)) for b in self.bounds)
+        if low <= value <= high:
+            return None
+        return f"{self.name}={value!r} is out of range; it must be between {low} and {high}"
 
     @property
     def access(self) -> Direction:
@@ -584,7 +608,9 @@ class PrimitiveSpec:
     cub_class: str
     """Qualified C++ class template: ``cub::BlockReduce``."""
     header: str
-    """Header to include: ``cub/block/block_reduce.cuh``."""
+    """Header to include: ``cub/block/block_reduce.cuh``; for cuda-coop's own compositions of CUB classes
+    (``cuda_coop::BlockTopK``...) its header under the package's ``include/`` (``cuda_coop/block_top_k.cuh``, see
+    ``cuda_coop._own_headers``), which includes the CUB headers it needs."""
     scope: Scope
     tparams: tuple[TemplateParam, ...]
     """Class template parameters in CUB's order; all are rendered (defaults filled in)."""
@@ -593,15 +619,11 @@ class PrimitiveSpec:
     constraints: tuple[Constraint, ...] = ()
     min_cc: int = 0
     """Lowest compute capability (e.g. 70), 0 for any the toolkit supports."""
-    support: str = ""
-    """C++ source defining ``cub_class`` when it is cuda-coop's own composition of CUB classes (argsort,
-    top-k) rather than CUB's; rendered once into every provider that uses the spec, after ``header``. With
-    ``preamble=False`` it starts with the ``#include`` of ``header``."""
     preamble: bool = True
     """Whether ``header`` is in the fixed include preamble of every provider (and so in its precompiled header).
-    False for a header that older CCCLs lack (``cub/warp/warp_reduce_batched.cuh``, 3.4): providers that use the spec
-    include it in ``support``, after the CCCL version check, so a CCCL of the wrong version first on the include path
-    still fails with that check's message rather than a missing file."""
+    False for a header that older CCCLs lack (``cub/warp/warp_reduce_batched.cuh``, new in 3.4): a provider that uses
+    the spec includes it after the CCCL version check, so a CCCL of the wrong version first on the include path still
+    fails with that check's message rather than with a missing file."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""
@@ -614,8 +636,6 @@ class PrimitiveSpec:
             raise ValueError(f"{self.name}: duplicate template parameter names")
         if self.scope is Scope.WARP and "threads" not in names:
             raise ValueError(f"{self.name}: warp-scope primitives need a 'threads' template parameter")
-        if not self.preamble and not self.support.startswith(f"#include <{self.header}>\n"):
-            raise ValueError(f"{self.name}: a header outside the preamble is included first in the spec's support")
         for method in self.methods:
             for ov in method.overloads:
                 kinds = {t.name: t.kind for t in (*self.tparams, *ov.tparams)}
@@ -635,6 +655,13 @@ class PrimitiveSpec:
 
 
 BlockDim = tuple[int, int, int]
+
+
+def _ref_of_bits(value: str) -> str:
+    """The type reference of ``"bits(<type ref>)"``."""
+    match = _BITS.fullmatch(value)
+    assert match is not None  # checked by Param
+    return match[1]
 
 
 def _canonical(value: object) -> str:
@@ -699,9 +726,7 @@ class Binding:
         """An int, or ``"bits(<type ref>)"`` evaluated for the bound types (see ``Param.default``)."""
         if isinstance(value, int):
             return value
-        match = _BITS.fullmatch(value)
-        assert match is not None
-        return 8 * self.type_of(match[1]).size
+        return 8 * self.type_of(_ref_of_bits(value)).size
 
     def count_limit(self, param: Param) -> int | None:
         """The clamp of a count parameter (see ``Param.count_limit``); None for other parameters."""

@@ -30,79 +30,7 @@ from .block_radix_sort import (
     storage_constraint,
 )
 
-__all__ = ["BLOCK_ARGSORT", "SUPPORT"]
-
-SUPPORT = r"""
-namespace cuda_coop
-{
-// Stable argsort of a block's tile: indices = base + blocked tile position, sorted with the keys by
-// cub::BlockRadixSort of (key, index) pairs.
-template <typename KeyT,
-          int BlockDimX,
-          int ItemsPerThread,
-          typename IndexT,
-          int RadixBits                              = 4,
-          bool MemoizeOuterScan                      = true,
-          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
-          int BlockDimY                              = 1,
-          int BlockDimZ                              = 1>
-class BlockArgsort
-{
-  using RadixSortT = cub::BlockRadixSort<KeyT, BlockDimX, ItemsPerThread, IndexT, RadixBits, MemoizeOuterScan,
-                                         InnerScanAlgorithm, cudaSharedMemBankSizeFourByte, BlockDimY, BlockDimZ>;
-
-public:
-  using TempStorage = typename RadixSortT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-
-  __device__ __forceinline__ static void Fill(IndexT (&indices)[ItemsPerThread], long long base)
-  {
-    const long long first =
-      base + static_cast<long long>(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ)) * ItemsPerThread;
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      indices[i] = static_cast<IndexT>(first + i);
-    }
-  }
-
-public:
-  __device__ __forceinline__ explicit BlockArgsort(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-  {}
-
-  __device__ __forceinline__ void
-  Argsort(KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
-  {
-    Fill(indices, base);
-    RadixSortT(temp_storage).Sort(keys, indices, begin_bit, end_bit);
-  }
-
-  __device__ __forceinline__ void ArgsortDescending(
-    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
-  {
-    Fill(indices, base);
-    RadixSortT(temp_storage).SortDescending(keys, indices, begin_bit, end_bit);
-  }
-
-  __device__ __forceinline__ void ArgsortBlockedToStriped(
-    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
-  {
-    Fill(indices, base);
-    RadixSortT(temp_storage).SortBlockedToStriped(keys, indices, begin_bit, end_bit);
-  }
-
-  __device__ __forceinline__ void ArgsortDescendingBlockedToStriped(
-    KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base, int begin_bit, int end_bit)
-  {
-    Fill(indices, base);
-    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys, indices, begin_bit, end_bit);
-  }
-};
-} // namespace cuda_coop
-"""
+__all__ = ["BLOCK_ARGSORT", "INDEX_TYPE"]
 
 INDEX_TYPE = TemplateParam(
     name="index_type", cpp="IndexT", kind=TParamKind.TYPE, kinds=("int", "uint"),
@@ -134,7 +62,7 @@ BLOCK_ARGSORT = register_primitive(
     PrimitiveSpec(
         name="block_argsort",
         cub_class="cuda_coop::BlockArgsort",
-        header="cub/block/block_radix_sort.cuh",
+        header="cuda_coop/block_argsort.cuh",
         scope=Scope.BLOCK,
         tparams=(
             KEY_TYPE,
@@ -168,7 +96,6 @@ BLOCK_ARGSORT = register_primitive(
             ),
         ),
         constraints=(*SORT_CONSTRAINTS, storage_constraint("index_type")),
-        support=SUPPORT,
         doc="Block-wide stable argsort: cuda-coop's composition of ``cub::BlockRadixSort`` over (key, index) "
         "pairs. " + KEY_ORDER_DOC,
         example="block_argsort",

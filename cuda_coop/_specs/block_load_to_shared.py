@@ -84,74 +84,12 @@ def _fits(b: Binding) -> bool:
     return b.block_threads * int(b.values["items_per_thread"]) * b.type_of("dtype").size <= MAX_TILE_BYTES
 
 
-SUPPORT = """\
-#include <cub/block/block_load_to_shared.cuh>
-
-namespace cuda_coop
-{
-// cub::detail::BlockLoadToShared in one call: the tile's largest prefix of whole 16-byte chunks goes through CUB's
-// aligned path (GmemAlign = bulk_copy_min_align: the items land at dst[0], dst needs no room past the tile), the
-// remaining bytes (fewer than 16) are copied by as many threads, one item each, before the commit's barrier; then the
-// barrier is invalidated, so that the temporary storage is free for any later call.
-template <class T, int BlockDimX, int ItemsPerThread, int BlockDimY = 1, int BlockDimZ = 1>
-class BlockLoadToShared
-{
-  using Copy                = cub::detail::BlockLoadToShared<BlockDimX, BlockDimY, BlockDimZ>;
-  static constexpr int tile = BlockDimX * BlockDimY * BlockDimZ * ItemsPerThread;
-  static constexpr int chunk = cub::detail::bulk_copy_min_align;
-  static_assert(chunk % int(sizeof(T)) == 0, "cuda-coop: an item must divide the 16-byte chunks CUB copies");
-
-public:
-  using TempStorage = typename Copy::TempStorage;
-
-  __device__ __forceinline__ explicit BlockLoadToShared(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-  {}
-
-  __device__ __forceinline__ void LoadToShared(const T* src, T* dst)
-  {
-    Load<true>(src, dst, tile);
-  }
-
-  __device__ __forceinline__ void LoadToShared(const T* src, T* dst, int valid_items)
-  {
-    Load<false>(src, dst, valid_items);
-  }
-
-private:
-  // Whole tiles have no tail: a block of whole warps makes every tile a multiple of 16 bytes.
-  template <bool WholeTile>
-  __device__ __forceinline__ void Load(const T* src, T* dst, int valid_items)
-  {
-    constexpr int per_chunk = chunk / int(sizeof(T));
-    const int bulk          = valid_items / per_chunk * per_chunk;
-    Copy copy(temp_storage);
-    const ::cuda::std::span<T> landed = copy.template CopyAsync<T, chunk>(
-      ::cuda::std::span<char>(reinterpret_cast<char*>(dst), static_cast<::cuda::std::size_t>(bulk) * sizeof(T)),
-      ::cuda::std::span<const T>(src, static_cast<::cuda::std::size_t>(bulk)));
-    (void) landed; // dst itself: the aligned path does not move the items
-    if constexpr (!WholeTile || tile % per_chunk != 0)
-    {
-      const int rank = cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ);
-      if (rank < valid_items - bulk)
-      {
-        dst[bulk + rank] = src[bulk + rank];
-      }
-    }
-    copy.CommitAndWait();
-    copy.Invalidate();
-  }
-
-  TempStorage& temp_storage;
-};
-} // namespace cuda_coop
-"""
 
 BLOCK_LOAD_TO_SHARED = register_primitive(
     PrimitiveSpec(
         name="block_load_to_shared",
         cub_class="cuda_coop::BlockLoadToShared",
-        header="cub/block/block_load_to_shared.cuh",
+        header="cuda_coop/block_load_to_shared.cuh",
         scope=Scope.BLOCK,
         tparams=(ITEM_TYPE, BLOCK_DIMS[0], ITEMS_PER_THREAD, BLOCK_DIMS[1], BLOCK_DIMS[2]),
         methods=(
@@ -178,8 +116,7 @@ BLOCK_LOAD_TO_SHARED = register_primitive(
                 "{dtype} is more than the 227 KiB of shared memory a block can have; use fewer items per thread",
             ),
         ),
-        support=SUPPORT,
-        preamble=False,  # a header CCCL 3.0 lacks: included after the version check, where used
+        preamble=False,  # CCCL 3.6's cub/block/block_load_to_shared.cuh: after the version check, where used
         doc="Block-wide copy of a tile from global to shared memory (``cub::detail::BlockLoadToShared``: bulk copy on "
         "sm_90, ``cp.async`` on sm_80, 16-byte loads and stores before). ``cub::detail`` is CUB's internal namespace, "
         "with no stability promise between CCCL releases: cuda-coop ships the CCCL it was tested with (3.6), and its "

@@ -17,8 +17,6 @@ device sort (counts callbacks, warp-striped tiles) and are not offered.
 
 from __future__ import annotations
 
-import math
-
 from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, array, out_array
 from ._model import (
     Binding,
@@ -38,11 +36,12 @@ from .block_radix_sort import (
     END_BIT,
     INNER_SCAN_ALGORITHM,
     KEY_TYPE,
+    MAX_RADIX_BITS,
     SORT_CONSTRAINTS,
     partial_tile,
 )
 
-__all__ = ["BLOCK_RADIX_RANK", "SUPPORT", "RadixRankAlgorithm"]
+__all__ = ["BLOCK_RADIX_RANK", "RadixRankAlgorithm"]
 
 
 class RadixRankAlgorithm(CubEnum):
@@ -65,94 +64,8 @@ class RadixRankAlgorithm(CubEnum):
     )
 
 
-SUPPORT = r"""
-namespace cuda_coop
-{
-// Ranks of a tile's keys by the digit of bits [begin_bit, begin_bit + min(RadixBits, end_bit - begin_bit)) of
-// their bit-ordered form (cub::Traits<KeyT>::TwiddleIn, as cub::BlockRadixSort), with cub::BlockRadixRank or
-// cub::BlockRadixRankMatch and cub::BFEDigitExtractor.
-template <typename KeyT,
-          int BlockDimX,
-          int ItemsPerThread,
-          int RadixBits,
-          bool IsDescending                          = false,
-          cub::RadixRankAlgorithm Algorithm          = cub::RADIX_RANK_BASIC,
-          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
-          int BlockDimY                              = 1,
-          int BlockDimZ                              = 1>
-class BlockRadixRankBits
-{
-  static_assert(Algorithm == cub::RADIX_RANK_BASIC || Algorithm == cub::RADIX_RANK_MEMOIZE
-                  || Algorithm == cub::RADIX_RANK_MATCH,
-                "cuda-coop ranks with RADIX_RANK_BASIC, RADIX_RANK_MEMOIZE or RADIX_RANK_MATCH");
-  using RankT = ::cuda::std::conditional_t<
-    Algorithm == cub::RADIX_RANK_MATCH,
-    cub::BlockRadixRankMatch<BlockDimX, RadixBits, IsDescending, InnerScanAlgorithm, BlockDimY, BlockDimZ>,
-    cub::BlockRadixRank<BlockDimX,
-                        RadixBits,
-                        IsDescending,
-                        Algorithm == cub::RADIX_RANK_MEMOIZE,
-                        InnerScanAlgorithm,
-                        cudaSharedMemBankSizeFourByte,
-                        BlockDimY,
-                        BlockDimZ>>;
-  using UnsignedBits = typename cub::Traits<KeyT>::UnsignedBits;
-
-public:
-  static constexpr int BINS_TRACKED_PER_THREAD = RankT::BINS_TRACKED_PER_THREAD;
-  using TempStorage                            = typename RankT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-
-  __device__ __forceinline__ static void
-  BitOrdered(const KeyT (&keys)[ItemsPerThread], UnsignedBits (&bits)[ItemsPerThread])
-  {
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      bits[i] = cub::Traits<KeyT>::TwiddleIn(reinterpret_cast<const UnsignedBits&>(keys[i]));
-    }
-  }
-
-  __device__ __forceinline__ static cub::BFEDigitExtractor<KeyT> Digit(int begin_bit, int end_bit)
-  {
-    const int width = end_bit - begin_bit < RadixBits ? end_bit - begin_bit : RadixBits;
-    return cub::BFEDigitExtractor<KeyT>(begin_bit, width > 0 ? width : 0);
-  }
-
-public:
-  __device__ __forceinline__ explicit BlockRadixRankBits(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-  {}
-
-  __device__ __forceinline__ void
-  RankKeys(KeyT (&keys)[ItemsPerThread], int (&ranks)[ItemsPerThread], int begin_bit, int end_bit)
-  {
-    UnsignedBits bits[ItemsPerThread];
-    BitOrdered(keys, bits);
-    RankT(temp_storage).RankKeys(bits, ranks, Digit(begin_bit, end_bit));
-  }
-
-  template <int BinsPerThread>
-  __device__ __forceinline__ void RankKeys(
-    KeyT (&keys)[ItemsPerThread],
-    int (&ranks)[ItemsPerThread],
-    int (&digit_prefix)[BinsPerThread],
-    int begin_bit,
-    int end_bit)
-  {
-    static_assert(BinsPerThread == BINS_TRACKED_PER_THREAD, "digit_prefix has the wrong number of items");
-    UnsignedBits bits[ItemsPerThread];
-    BitOrdered(keys, bits);
-    RankT(temp_storage).RankKeys(bits, ranks, Digit(begin_bit, end_bit), digit_prefix);
-  }
-};
-} // namespace cuda_coop
-"""
-
 RADIX_BITS = TemplateParam(
-    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
+    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4, bounds=(1, MAX_RADIX_BITS),
     doc="Width of the digit in bits (``2**radix_bits`` digits; default 4, as ``radix_sort``'s passes).",
 )
 DESCENDING = TemplateParam(
@@ -164,7 +77,7 @@ ALGORITHM = TemplateParam(
     default=RadixRankAlgorithm.RADIX_RANK_BASIC, doc="Ranking algorithm (see the algorithms below).",
 )
 BINS_PER_THREAD = TemplateParam(
-    name="bins_per_thread", cpp="BinsPerThread", kind=TParamKind.INT,
+    name="bins_per_thread", cpp="BinsPerThread", kind=TParamKind.INT, bounds=(1, 1 << MAX_RADIX_BITS),
     doc="Items of ``digit_prefix``: ``max(1, ceil(2**radix_bits / block_threads))``.",
 )
 _KEYS = array("keys", doc="This thread's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
@@ -177,7 +90,7 @@ _PREFIX = array(
 
 
 def _tracked(b: Binding) -> int:
-    return max(1, math.ceil((1 << int(b.values["radix_bits"])) / b.block_threads))
+    return max(1, -(-(1 << int(b.values["radix_bits"])) // b.block_threads))  # integer ceil
 
 
 def _storage_bytes(b: Binding) -> int:
@@ -243,7 +156,7 @@ BLOCK_RADIX_RANK = register_primitive(
     PrimitiveSpec(
         name="block_radix_rank",
         cub_class="cuda_coop::BlockRadixRankBits",
-        header="cub/block/block_radix_rank.cuh",
+        header="cuda_coop/block_radix_rank.cuh",
         scope=Scope.BLOCK,
         tparams=(
             KEY_TYPE,
@@ -281,7 +194,6 @@ BLOCK_RADIX_RANK = register_primitive(
         ),
         algorithm=RadixRankAlgorithm,
         constraints=_CONSTRAINTS,
-        support=SUPPORT,
         doc="Block-wide radix ranking: cuda-coop's composition of ``cub::BlockRadixRank`` / "
         "``cub::BlockRadixRankMatch`` with CUB's key bit-ordering and ``cub::BFEDigitExtractor``.",
         example="block_radix_rank",

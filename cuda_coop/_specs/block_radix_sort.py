@@ -55,9 +55,11 @@ __all__ = [
     "INNER_SCAN_ALGORITHM",
     "KEY_ORDER_DOC",
     "KEY_TYPE",
+    "MAX_RADIX_BITS",
     "MEMOIZE_OUTER_SCAN",
     "OUTPUT",
     "RADIX_BITS",
+    "SHARED_BYTES",
     "SORT_CONSTRAINTS",
     "SortOutput",
     "partial_tile",
@@ -102,8 +104,12 @@ VALUE_TYPE = TemplateParam(
     default=NONE_TYPE,
     doc="Type of the values sorted with the keys (none for a keys-only sort).",
 )
+MAX_RADIX_BITS = 16
+"""The widest digit a sort or rank takes: with more bits, CUB's digit counters alone (``2**radix_bits`` of them, per
+thread or per warp) exceed any GPU's shared memory, so no configuration could compile; the storage constraints
+refuse the narrower ones that do not fit either."""
 RADIX_BITS = TemplateParam(
-    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4,
+    name="radix_bits", cpp="RadixBits", kind=TParamKind.INT, optional=True, default=4, bounds=(1, MAX_RADIX_BITS),
     doc="Bits sorted per pass (CUB's default 4).",
 )
 DESCENDING = TemplateParam(

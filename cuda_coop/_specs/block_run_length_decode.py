@@ -11,7 +11,17 @@ from __future__ import annotations
 from itertools import product
 
 from ._common import BLOCK_DIMS, array, out_array, scalar
-from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import (
+    MAX_ITEMS_PER_THREAD,
+    ArgKind,
+    Method,
+    Overload,
+    Param,
+    PrimitiveSpec,
+    Scope,
+    TemplateParam,
+    TParamKind,
+)
 from ._registry import register_primitive
 
 __all__ = ["BLOCK_RUN_LENGTH_DECODE"]
@@ -26,12 +36,14 @@ RUNS_PER_THREAD = TemplateParam(
     name="runs_per_thread",
     cpp="RunsPerThread",
     kind=TParamKind.INT,
+    bounds=(1, MAX_ITEMS_PER_THREAD),
     doc="Number of consecutive runs each thread contributes (the extent of ``run_values``).",
 )
 DECODED_ITEMS_PER_THREAD = TemplateParam(
     name="decoded_items_per_thread",
     cpp="DecodedItemsPerThread",
     kind=TParamKind.INT,
+    bounds=(1, MAX_ITEMS_PER_THREAD),
     doc="Number of decoded items each thread receives per window (the extent of ``decoded_items``); a "
     "window holds block_threads * decoded_items_per_thread items.",
 )

@@ -1,126 +1,159 @@
 """``cuda_coop::BlockTopK``: the k largest (or smallest) keys of a block's tile, in order, with their values;
-a cuda-coop composition of ``cub::BlockRadixSort``.
+a cuda-coop composition of ``cub::BlockRadixSort`` or of CCCL's AIR radix select.
 
-The tile is sorted (descending for ``largest=True``) into a striped arrangement and each thread writes its
-items of sorted rank ``r < k`` to ``out_keys[offset + r]`` (and ``out_values[offset + r]``): the stores of one
-rank row are coalesced and ``out_keys[offset : offset + k]`` holds the tile's top k in order. Ties keep input
-order (the sort is stable), so among equal keys the earlier tile positions are chosen. ``k`` is a runtime
-integer of any type, clamped to ``[0, tile]`` (``k >= tile`` writes the whole sorted tile, ``k <= 0``
-nothing). The caller's ``keys`` and ``values`` are not changed (the sort runs on a copy).
+The C++ is ``include/cuda_coop/block_top_k.cuh`` (and its ``specializations/``).
 
-Why not CCCL 3.6's ``cub::detail::block_topk``: it lives in CUB's internal ``detail`` namespace (no API or
-behaviour guarantee between CCCL releases), is undocumented, and its member templates take an ``IsFullTile``
-parameter and a layout the public spec model does not describe; a radix sort gives a documented, stable
-order (the same as ``coop.block.radix_sort``) for the cost of one block sort. The warp version, ``coop.warp.top_k``
+The contract, the same for every algorithm (bit for bit, keys and values): ``out_keys[offset : offset + k]`` receives
+the tile's k best keys in order (largest first for ``largest=True``) and ``out_values`` their values, in the order
+of a stable ``cub::BlockRadixSort``: ties keep input order, so among equal keys the earliest tile positions are
+chosen; -0.0 and +0.0 are equal (each keeps its sign); a NaN sorts by its bits. ``k`` is a runtime integer of any
+type, clamped to ``[0, tile]`` (``k >= tile`` writes the whole sorted tile, ``k <= 0`` nothing); a partial tile
+(``valid_items``) pads the keys past it with the key that sorts last, as the sorts do, so at most
+``min(k, valid_items)`` keys are written. The caller's ``keys`` and ``values`` are not changed.
+
+Algorithms (:class:`BlockTopKAlgorithm`):
+
+- ``"radix_sort"``: sort the tile, store the ranks below k (any block shape; cost independent of k);
+- ``"air"``: CCCL 3.6's ``cub::detail::block_topk`` (AIR radix select, ``cub/block/specializations/block_topk_air.cuh``)
+  selects without sorting: its k keys come back unordered and, among keys tied with the k-th, an arbitrary subset.
+  cuda-coop runs it on a copy only to learn the k-th best key, then flags, scans and ranks the original keys itself
+  (``cuda_coop::detail::BlockTopKAir``) to keep the contract. CCCL numbers its threads by ``threadIdx.x`` alone,
+  so 1-D blocks only;
+- ``"air_or_radix_sort"``: both compiled, AIR for ``min(k, valid_items) <= 64`` at run time, the sort above.
+
+``"auto"`` (the default) decides from what is known when the kernel compiles (key size, block size, items per
+thread: ``auto_table.json``, measured by ``benchmarks/auto_table.py`` at k = 32) between ``"radix_sort"`` and
+``"air_or_radix_sort"``, which decides by k at run time; never ``"air"`` alone (its cost grows with k), never an AIR
+algorithm on a 2-D or 3-D block. Without a measurement it is ``"radix_sort"``: nothing was measured on a GPU yet
+(this was written without one), and ``"air_or_radix_sort"``, which holds both algorithms, takes more registers (a
+kernel of the compile tier, four collectives on 128 threads x 8 uint32 keys, spills with it and not with the
+sort). The threshold 64 is provisional too; ``benchmarks/suite.py``'s ``top_k`` cases (k from 1 to 512, each
+algorithm against its nvcc twin) and ``auto_table.py --only block_top_k`` settle both.
+
+CUB's ``detail`` namespace promises no stability between CCCL releases: the bundled CCCL is pinned (3.6), and the
+tests pin what ``"air"`` relies on, so a CCCL upgrade that changes it turns them red: the compile tier checks the
+declarations used (tests/compile/test_block_top_k_air.py), the GPU tier compares ``"air"`` bit for bit with
+``"radix_sort"`` (tests/gpu/test_block_top_k_algorithms.py). The warp version, ``coop.warp.top_k``
 (:mod:`.warp_top_k`), sorts with ``cub::WarpMergeSort`` in the same order: CUB has no warp radix sort.
 """
 
 from __future__ import annotations
 
 from ._common import BLOCK_DIMS, COUNT_TYPE, ITEMS_PER_THREAD, VALID_TYPE, array
-from ._model import ArgKind, Method, Overload, Param, PrimitiveSpec, Scope, TemplateParam, TParamKind
+from ._model import (
+    ArgKind,
+    Auto,
+    Binding,
+    Constraint,
+    CubEnum,
+    Method,
+    Overload,
+    Param,
+    PrimitiveSpec,
+    Scope,
+    TemplateParam,
+    TParamKind,
+)
 from ._registry import register_primitive
+from ._types import NONE_TYPE
 from .block_radix_sort import (
     INNER_SCAN_ALGORITHM,
     KEY_ORDER_DOC,
     KEY_TYPE,
     MEMOIZE_OUTER_SCAN,
     RADIX_BITS,
+    SHARED_BYTES,
     SORT_CONSTRAINTS,
     VALUE_TYPE,
     partial_tile,
-    storage_constraint,
+    sort_storage_bytes,
 )
 
-__all__ = ["BLOCK_TOP_K", "SUPPORT", "top_k_overloads"]
+__all__ = ["AIR_MAX_K", "BLOCK_TOP_K", "BlockTopKAlgorithm", "air_storage_bytes", "top_k_overloads"]
 
-SUPPORT = r"""
-namespace cuda_coop
-{
-// The k largest (or smallest) keys of a block's tile, with their values, written in order to global or
-// shared memory: cub::BlockRadixSort into a striped arrangement, then each thread stores its ranks below k.
-template <typename KeyT,
-          int BlockDimX,
-          int ItemsPerThread,
-          typename ValueT                            = cub::NullType,
-          int RadixBits                              = 4,
-          bool MemoizeOuterScan                      = true,
-          cub::BlockScanAlgorithm InnerScanAlgorithm = cub::BLOCK_SCAN_WARP_SCANS,
-          int BlockDimY                              = 1,
-          int BlockDimZ                              = 1>
-class BlockTopK
-{
-  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
-  using RadixSortT = cub::BlockRadixSort<KeyT, BlockDimX, ItemsPerThread, ValueT, RadixBits, MemoizeOuterScan,
-                                         InnerScanAlgorithm, cudaSharedMemBankSizeFourByte, BlockDimY, BlockDimZ>;
+AIR_MAX_K = 64
+"""``BlockTopK::AIR_MAX_K``: the largest ``min(k, valid_items)`` that ``"air_or_radix_sort"`` selects with AIR.
+Provisional (not measured on a GPU yet; ``benchmarks/suite.py``'s block_top_k cases settle it)."""
 
-public:
-  using TempStorage = typename RadixSortT::TempStorage;
 
-private:
-  TempStorage& temp_storage;
-  int linear_tid;
+class BlockTopKAlgorithm(CubEnum):
+    """``cuda_coop::BlockTopKAlgorithm``: how ``coop.block.top_k`` finds the k best keys. Every member writes the
+    same keys and values, bit for bit."""
 
-  template <typename T>
-  __device__ __forceinline__ void Write(T (&items)[ItemsPerThread], int k, T* out, long long offset) const
-  {
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      const int rank = i * BLOCK_THREADS + linear_tid;
-      if (rank < k)
-      {
-        out[offset + rank] = items[i];
-      }
-    }
-  }
+    BLOCK_TOP_K_RADIX_SORT = (
+        "Sorts the whole tile with ``cub::BlockRadixSort`` (descending for the largest) into a striped arrangement; "
+        "each thread stores its items of rank below k, so the stores of a rank row are coalesced. Any block shape.",
+        "The cost of one block radix sort of the tile (``ceil(key bits / radix_bits)`` passes), whatever k; "
+        "the choice for large k.",
+    )
+    BLOCK_TOP_K_AIR = (
+        "CCCL's AIR radix select (``cub::detail::block_topk``) finds the k best keys of a copy of the tile without "
+        "sorting it, in 8-bit digit passes over candidates only; their worst is the k-th best key. Then one block "
+        "scan of (better, equal) flags places the ties (the earliest positions, in order) and counts the better keys, "
+        "which are put in shared memory in position order and each ranked by counting those before it. 1-D blocks "
+        "only (CCCL numbers its threads by ``threadIdx.x``).",
+        "Fewer passes than a sort (one per 8 key bits, stopping early) and no data movement but the k keys, plus a "
+        "block reduction and a block scan; the ranking costs about k * ceil(k / block_threads) shared-memory loads "
+        "per thread, so it grows with k: for small k (not measured yet).",
+    )
+    BLOCK_TOP_K_AIR_OR_RADIX_SORT = (
+        f"Both compiled; at run time ``\"air\"`` when ``min(k, valid_items) <= {AIR_MAX_K}``, ``\"radix_sort\"`` "
+        "above. 1-D blocks only.",
+        "Each call pays only the algorithm it runs, but the kernel's registers and shared memory are the larger of "
+        f"the two, and its compile takes both. The threshold {AIR_MAX_K} is provisional (not measured yet).",
+    )
 
-public:
-  __device__ __forceinline__ explicit BlockTopK(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-      , linear_tid(cub::RowMajorTid(BlockDimX, BlockDimY, BlockDimZ))
-  {}
+    @classmethod
+    def _cpp_scope(cls) -> str:
+        return "cuda_coop::"
 
-  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys);
-    Write(keys, k, out_keys, offset);
-  }
 
-  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    RadixSortT(temp_storage).SortBlockedToStriped(keys);
-    Write(keys, k, out_keys, offset);
-  }
+_AIR_MEMBERS = (BlockTopKAlgorithm.BLOCK_TOP_K_AIR, BlockTopKAlgorithm.BLOCK_TOP_K_AIR_OR_RADIX_SORT)
+_SORT_MEMBERS = (BlockTopKAlgorithm.BLOCK_TOP_K_RADIX_SORT, BlockTopKAlgorithm.BLOCK_TOP_K_AIR_OR_RADIX_SORT)
 
-  __device__ __forceinline__ void TopKLargest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    RadixSortT(temp_storage).SortDescendingBlockedToStriped(keys, values);
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
+ALGORITHM = TemplateParam(
+    name="algorithm", cpp="Algorithm", kind=TParamKind.ENUM, enum=BlockTopKAlgorithm, optional=True,
+    default=BlockTopKAlgorithm.BLOCK_TOP_K_RADIX_SORT,
+    auto=Auto(table="block_top_k", never=(BlockTopKAlgorithm.BLOCK_TOP_K_AIR,)),
+    doc="How the k best keys are found; the result is the same for every algorithm. ``\"auto\"`` picks between "
+    "``\"radix_sort\"`` and ``\"air_or_radix_sort\"`` (1-D blocks only) where the table measured them, never "
+    "``\"air\"`` alone (its cost grows with k, which is known only at run time, and the table measures one k); "
+    "without a measurement (none yet: provisional) it is ``\"radix_sort\"``.",
+)
 
-  __device__ __forceinline__ void TopKSmallest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    RadixSortT(temp_storage).SortBlockedToStriped(keys, values);
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
-};
-} // namespace cuda_coop
-"""
+
+def air_storage_bytes(b: Binding) -> int:
+    """A lower bound of ``BlockTopKAir``'s TempStorage in bytes: AIR's double-buffered 256-bucket histograms or its
+    exchange of the tile's keys, the tile of keys or values ranked in shared memory, and a few counters."""
+    tile = b.block_threads * int(b.values["items_per_thread"])
+    sizes = [b.type_of("dtype").size]
+    if b.values.get("value_type") not in (None, NONE_TYPE):
+        sizes.append(b.type_of("value_type").size)
+    return max(2 * 256 * 4, tile * max(sizes)) + 20
+
+
+def _storage_bytes(b: Binding) -> int:
+    """The storage of the algorithm bound (a union for ``"air_or_radix_sort"``)."""
+    algorithm = b.values["algorithm"]
+    air = air_storage_bytes(b) if algorithm in _AIR_MEMBERS else 0
+    return max(air, sort_storage_bytes(b) if algorithm in _SORT_MEMBERS else 0)
+
+
+_CONSTRAINTS = (  # the storage first: where no algorithm fits, its message names the sizes to change
+    *SORT_CONSTRAINTS,
+    Constraint(
+        check=lambda b: _storage_bytes(b) <= SHARED_BYTES,
+        message="{primitive}: a tile of {block_threads} threads x items_per_thread={items_per_thread} keys of "
+        "{dtype} and their values needs more than the 48 KiB of shared memory a block may have for "
+        "algorithm={algorithm} (radix_bits={radix_bits}); use fewer items per thread, a smaller block or narrower "
+        "keys/values",
+    ),
+    Constraint(
+        check=lambda b: b.values["algorithm"] not in _AIR_MEMBERS or b.block_dim[1:] == (1, 1),
+        message="algorithm={algorithm} needs a 1-D block: CCCL's AIR select (cub::detail::block_topk) numbers its "
+        "threads by threadIdx.x alone, but the block is {block_dim}; use algorithm='radix_sort', or a 1-D block",
+    ),
+)
 
 def top_k_overloads(
     *,
@@ -186,7 +219,7 @@ BLOCK_TOP_K = register_primitive(
     PrimitiveSpec(
         name="block_top_k",
         cub_class="cuda_coop::BlockTopK",
-        header="cub/block/block_radix_sort.cuh",
+        header="cuda_coop/block_top_k.cuh",
         scope=Scope.BLOCK,
         tparams=(
             KEY_TYPE,
@@ -198,7 +231,9 @@ BLOCK_TOP_K = register_primitive(
             INNER_SCAN_ALGORITHM,
             BLOCK_DIMS[1],
             BLOCK_DIMS[2],
+            ALGORITHM,
         ),
+        algorithm=BlockTopKAlgorithm,
         methods=(
             Method(
                 name="top_k",
@@ -211,10 +246,11 @@ BLOCK_TOP_K = register_primitive(
                 doc="Write the tile's k largest (or smallest) keys, in order, and their values. " + KEY_ORDER_DOC,
             ),
         ),
-        constraints=(*SORT_CONSTRAINTS, storage_constraint("value_type")),
-        support=SUPPORT,
-        doc="Block-wide top-k: cuda-coop's composition of ``cub::BlockRadixSort`` (CCCL's ``cub::detail::block_topk`` "
-        "is internal and undocumented). " + KEY_ORDER_DOC,
+        constraints=_CONSTRAINTS,
+        doc="Block-wide top-k: cuda-coop's composition of ``cub::BlockRadixSort`` or of CCCL's AIR radix select "
+        "(``cub::detail::block_topk``, which lives in CUB's ``detail`` namespace: no stability promise between CCCL "
+        "releases; the bundled CCCL is pinned and the tests pin its behaviour, so an upgrade that changes it turns "
+        "them red). Every algorithm writes the same result. " + KEY_ORDER_DOC,
         example="block_top_k",
     )
 )

@@ -22,95 +22,7 @@ from ._registry import register_primitive
 from .block_argsort import INDEX_TYPE
 from .block_radix_sort import DESCENDING, KEY_ORDER_DOC, KEY_TYPE, partial_tile
 
-__all__ = ["RADIX_ORDER_SUPPORT", "WARP_ARGSORT"]
-
-RADIX_ORDER_SUPPORT = r"""
-#ifndef CUDA_COOP_RADIX_ORDER_DEFINED
-#define CUDA_COOP_RADIX_ORDER_DEFINED
-#include <cuda/std/bit>
-namespace cuda_coop
-{
-// cub::BlockRadixSort's key order as a comparator: the keys' bits twiddled by cub::NumericTraits (sign bit
-// flipped for signed integers and non-negative floats, every bit for negative floats), -0.0 read as +0.0.
-template <typename KeyT>
-__device__ __forceinline__ typename cub::NumericTraits<KeyT>::UnsignedBits RadixOrderBits(const KeyT& key)
-{
-  using Traits       = cub::NumericTraits<KeyT>;
-  using UnsignedBits = typename Traits::UnsignedBits;
-  UnsignedBits bits  = Traits::TwiddleIn(::cuda::std::bit_cast<UnsignedBits>(key));
-  if constexpr (::cuda::is_floating_point_v<KeyT>)
-  {
-    constexpr UnsignedBits minus_zero = UnsignedBits(UnsignedBits(1) << (8 * sizeof(UnsignedBits) - 1));
-    if (bits == Traits::TwiddleIn(minus_zero))
-    {
-      bits = Traits::TwiddleIn(UnsignedBits(0));
-    }
-  }
-  return bits;
-}
-
-// a goes before b: ascending (Descending = false) or descending radix order; a strict weak order.
-template <typename KeyT, bool Descending>
-struct RadixOrder
-{
-  __device__ __forceinline__ bool operator()(const KeyT& a, const KeyT& b) const
-  {
-    return Descending ? RadixOrderBits(b) < RadixOrderBits(a) : RadixOrderBits(a) < RadixOrderBits(b);
-  }
-};
-} // namespace cuda_coop
-#endif
-"""
-
-SUPPORT = RADIX_ORDER_SUPPORT + r"""
-namespace cuda_coop
-{
-// Stable argsort of each logical warp's tile: indices = base + position in the warp's tile (blocked), sorted
-// with the keys by cub::WarpMergeSort::StableSort in radix order.
-template <typename KeyT, int ItemsPerThread, int LogicalWarpThreads, typename IndexT>
-class WarpArgsort
-{
-  using SortT = cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads, IndexT>;
-
-public:
-  using TempStorage = typename SortT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-  int lane;
-
-  __device__ __forceinline__ void Fill(IndexT (&indices)[ItemsPerThread], long long base) const
-  {
-    const long long first = base + static_cast<long long>(lane) * ItemsPerThread;
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      indices[i] = static_cast<IndexT>(first + i);
-    }
-  }
-
-public:
-  __device__ __forceinline__ explicit WarpArgsort(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-      , lane(static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % LogicalWarpThreads)
-  {}
-
-  __device__ __forceinline__ void
-  Argsort(KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base)
-  {
-    Fill(indices, base);
-    SortT(temp_storage).StableSort(keys, indices, RadixOrder<KeyT, false>{});
-  }
-
-  __device__ __forceinline__ void
-  ArgsortDescending(KeyT (&keys)[ItemsPerThread], IndexT (&indices)[ItemsPerThread], long long base)
-  {
-    Fill(indices, base);
-    SortT(temp_storage).StableSort(keys, indices, RadixOrder<KeyT, true>{});
-  }
-};
-} // namespace cuda_coop
-"""
+__all__ = ["WARP_ARGSORT"]
 
 _KEYS = array(
     "keys", inout=True,
@@ -137,7 +49,7 @@ WARP_ARGSORT = register_primitive(
     PrimitiveSpec(
         name="warp_argsort",
         cub_class="cuda_coop::WarpArgsort",
-        header="cub/warp/warp_merge_sort.cuh",
+        header="cuda_coop/warp_argsort.cuh",
         scope=Scope.WARP,
         tparams=(KEY_TYPE, ITEMS_PER_THREAD, THREADS, INDEX_TYPE),
         methods=(
@@ -158,7 +70,6 @@ WARP_ARGSORT = register_primitive(
             ),
         ),
         constraints=(LOGICAL_WARP_CONSTRAINT,),
-        support=SUPPORT,
         doc="Warp-wide stable argsort in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` over "
         "(key, index) pairs, in ``coop.block.radix_sort``'s key order (CUB has no warp radix sort). "
         + KEY_ORDER_DOC,

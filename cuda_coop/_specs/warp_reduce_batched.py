@@ -178,8 +178,7 @@ WARP_REDUCE_BATCHED = register_primitive(
                 "multiple of 32 threads or sync_physical_warp=False",
             ),
         ),
-        preamble=False,
-        support="#include <cub/warp/warp_reduce_batched.cuh>\n",  # new in CCCL 3.4: after the version check
+        preamble=False,  # new in CCCL 3.4: included after the version check, where used
         doc="Batched warp-wide reductions (``cub::WarpReduceBatched``): B batches reduced by each logical warp in one "
         "call.",
         example="warp_reduce_batched",

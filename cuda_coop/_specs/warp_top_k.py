@@ -19,87 +19,8 @@ from ._model import ArgKind, Method, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE, partial_tile
 from .block_top_k import LARGEST, top_k_overloads
-from .warp_argsort import RADIX_ORDER_SUPPORT
 
 __all__ = ["WARP_TOP_K"]
-
-SUPPORT = RADIX_ORDER_SUPPORT + r"""
-namespace cuda_coop
-{
-// The k largest (or smallest) keys of each logical warp's tile, with their values, written in order:
-// cub::WarpMergeSort::StableSort in radix order, then each lane stores its ranks below k.
-template <typename KeyT, int ItemsPerThread, int LogicalWarpThreads, typename ValueT = cub::NullType>
-class WarpTopK
-{
-  using SortT = cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads, ValueT>;
-
-public:
-  using TempStorage = typename SortT::TempStorage;
-
-private:
-  TempStorage& temp_storage;
-  int lane;
-
-  template <typename T>
-  __device__ __forceinline__ void Write(T (&items)[ItemsPerThread], int k, T* out, long long offset) const
-  {
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      const int rank = lane * ItemsPerThread + i;
-      if (rank < k)
-      {
-        out[offset + rank] = items[i];
-      }
-    }
-  }
-
-public:
-  __device__ __forceinline__ explicit WarpTopK(TempStorage& temp_storage)
-      : temp_storage(temp_storage)
-      , lane(static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % LogicalWarpThreads)
-  {}
-
-  __device__ __forceinline__ void TopKLargest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, true>{});
-    Write(keys, k, out_keys, offset);
-  }
-
-  __device__ __forceinline__ void TopKSmallest(KeyT (&keys)[ItemsPerThread], int k, KeyT* out_keys, long long offset)
-  {
-    SortT(temp_storage).StableSort(keys, RadixOrder<KeyT, false>{});
-    Write(keys, k, out_keys, offset);
-  }
-
-  __device__ __forceinline__ void TopKLargest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, true>{});
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
-
-  __device__ __forceinline__ void TopKSmallest(
-    KeyT (&keys)[ItemsPerThread],
-    int k,
-    KeyT* out_keys,
-    ValueT (&values)[ItemsPerThread],
-    ValueT* out_values,
-    long long offset)
-  {
-    SortT(temp_storage).StableSort(keys, values, RadixOrder<KeyT, false>{});
-    Write(keys, k, out_keys, offset);
-    Write(values, k, out_values, offset);
-  }
-};
-} // namespace cuda_coop
-"""
 
 _KEYS = array("keys", doc="This lane's keys, a ``cuda.local.array(N, dtype)`` (not changed).")
 _VALUES = array(
@@ -141,7 +62,7 @@ WARP_TOP_K = register_primitive(
     PrimitiveSpec(
         name="warp_top_k",
         cub_class="cuda_coop::WarpTopK",
-        header="cub/warp/warp_merge_sort.cuh",
+        header="cuda_coop/warp_top_k.cuh",
         scope=Scope.WARP,
         tparams=(KEY_TYPE, ITEMS_PER_THREAD, THREADS, VALUE_TYPE),
         methods=(
@@ -158,7 +79,6 @@ WARP_TOP_K = register_primitive(
             ),
         ),
         constraints=(LOGICAL_WARP_CONSTRAINT,),
-        support=SUPPORT,
         doc="Warp-wide top-k in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` (stable, in "
         "``coop.block.radix_sort``'s key order; CUB has no warp radix sort). " + KEY_ORDER_DOC,
         example="warp_top_k",  # examples/warp_sort.py

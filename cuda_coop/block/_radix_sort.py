@@ -86,6 +86,7 @@ def top_k(
     largest: bool = True,
     offset: int = 0,
     valid_items: Any = None,
+    algorithm: str = "auto",
     radix_bits: int = 4,
     memoize_outer_scan: bool = True,
     inner_scan_algorithm: str = "warp_scans",
@@ -96,8 +97,11 @@ def top_k(
 
     ``k`` is clamped to ``[0, tile]``; with ``valid_items`` only the tile's first ``valid_items`` keys count and
     at most ``min(k, valid_items)`` are written. Ties keep input order (-0.0 and +0.0 tie); +NaN is the largest
-    key and -NaN the smallest (CUB's radix order); ``keys`` and ``values`` are not changed.
-    Built on a block radix sort rather than CCCL's internal ``cub::detail::block_topk`` (see the docs).
+    key and -NaN the smallest (CUB's radix order); ``keys`` and ``values`` are not changed. Every ``algorithm``
+    writes the same keys and values: ``"radix_sort"`` sorts the tile (``cub::BlockRadixSort``; ``radix_bits``,
+    ``memoize_outer_scan`` and ``inner_scan_algorithm`` are its), ``"air"`` selects with CCCL's AIR radix select
+    (``cub::detail::block_topk``, 1-D blocks) and orders the selection itself, ``"air_or_radix_sort"`` picks
+    between them by k at run time.
     """
 
 

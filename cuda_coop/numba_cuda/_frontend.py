@@ -24,7 +24,7 @@ FRONTEND = Frontend(
     from_dtype=_seams.from_dtype,
     coop_call=coop_call,
     compile_device_ltoir=_seams.compile_device_ltoir,
-    device_jit=_seams.cuda.jit(device=True, inline="always"),  # inlined: compiles without a GPU
+    device_jit=_seams.inlined_device_function,
     link_item=_seams.LTOIR,
     provider_ltoir=lambda data, **_: data,
     array_align=_seams.natural_array_align,

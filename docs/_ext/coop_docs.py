@@ -61,7 +61,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-from cuda.coop._dsl._primitive import _AUTO_DOC
+from cuda.coop._dsl._primitive import _AUTO_DOC, own_auto_doc
 
 logger = logging.getLogger(__name__)
 
@@ -400,8 +400,9 @@ class FamilyPage(_GeneratedRst):
             if not algos or spec.algorithm is None:
                 continue
             if not out:
+                whose = "CUB's" if all(s.cub_class.startswith("cub::") for s in fam.specs) else "cuda-coop's"
                 out += ["Algorithms", "----------", "",
-                        "Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are CUB's.", ""]
+                        f"Chosen with ``algorithm=`` (a compile-time constant); the trade-offs are {whose}.", ""]
             tp = next(t for t in spec.tparams if t.enum is spec.algorithm)
             cub = spec.cub_class.startswith("cub::")
             fns = [fn for fn in fam.functions if fn.prim.spec is spec]
@@ -412,10 +413,12 @@ class FamilyPage(_GeneratedRst):
             if fixed:
                 out += [f"{', '.join(_func(fn) for fn in fixed)} {'takes' if len(fixed) == 1 else 'take'} no "
                         "``algorithm=``.", ""]
-            mark = "CUB's own default" if tp.auto is not None else "the default" + (", as in CUB" if cub else "")
+            mark = (("CUB's own default" if cub else "the fallback of ``\"auto\"`` without a measurement")
+                    if tp.auto is not None else "the default" + (", as in CUB" if cub else ""))
             if tp.auto is not None:
                 specific = re.sub(r"^[A-Z][\w ]* algorithm; ", "", _rst_doc(tp.doc))  # "Scan algorithm; ..."
-                out += [f'The default, ``algorithm="auto"``, {_AUTO_DOC}. {specific} The rules are in '
+                auto_doc = _AUTO_DOC if cub else own_auto_doc()
+                out += [f'The default, ``algorithm="auto"``, {auto_doc}. {specific} The rules are in '
                         "``cuda_coop/_specs/_auto.py``, the measurement in ``benchmarks/auto_table.py``.", "",
                         '``"auto"`` (the default)', "   cuda-coop's measured choice among the algorithms below, "
                         "made when the kernel compiles.", ""]

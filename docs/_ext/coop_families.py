@@ -251,7 +251,8 @@ def default_phrase(tp: TemplateParam, cub: bool = True) -> str:
     cuda-coop's own, whose defaults are not CUB's to state).
     """
     if tp.auto is not None:
-        return (f'default ``"auto"`` (cuda-coop\'s measured choice); CUB\'s own default is ``{tp.default.name}`` '
+        whose = "CUB's own default is" if cub else "without a measurement it is"
+        return (f'default ``"auto"`` (cuda-coop\'s measured choice); {whose} ``{tp.default.name}`` '
                 f'(``"{tp.default.short_name}"``)')
     if tp.enum is not None:
         return f'default ``"{tp.default.short_name}"``' + (", as in CUB" if cub else "")

@@ -53,10 +53,10 @@ def test_every_overload_direction_and_key_type_compiles_with_nvrtc(
 ) -> None:
     """One provider (one NVRTC call) per block shape holding every combination."""
     p = compile_requests(_requests(), toolchain, compiler, block)
-    for name in (".Argsort(", ".ArgsortDescending(", ".TopKLargest(", ".TopKSmallest(", "RadixOrder<KeyT, true>",
+    for name in (".Argsort(", ".ArgsortDescending(", ".TopKLargest(", ".TopKSmallest(",
                  "cuda_coop::WarpArgsort<__half, 3, 32, unsigned int>", "cuda_coop::WarpTopK<__nv_bfloat16, 8, 16, "):
         assert name in p.source, name
-    assert p.source.count("#define CUDA_COOP_RADIX_ORDER_DEFINED") == 2  # once per spec, guarded
+    assert p.source.count("#include <cuda_coop/warp_top_k.cuh>") == 1  # the compositions' C++ is their headers
 
 
 COVERING = covering(gpu.CASES, "dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type")

@@ -3,8 +3,9 @@
     text = render_requests(requests, (16, 8))                    # the C++ a provider compiles, for CCCL 3.6.0
     check_golden("block_histogram_2d", after_preamble(text))     # tests/data/render/block_histogram_2d.cu
 
-The C++ every provider repeats verbatim (the ``cuda_coop_detail`` block, a composition's support code) is folded
-to a comment naming where it is written (:func:`fold`): a golden holds what its call sites render.
+The C++ every provider repeats verbatim (the ``cuda_coop_detail`` block) is folded to a comment naming where it is
+written (:func:`fold`): a golden holds what its call sites render. cuda-coop's compositions are headers
+(``include/cuda_coop``) that the preamble includes, so no golden repeats them.
 
 Regenerate the goldens after an intended change with ``python -m pytest --update-goldens <the test file>`` and review
 the diff: each is written, then compared. Only that option rewrites them, and never under ``CI=true``
@@ -57,8 +58,8 @@ def render_requests(requests: Iterable[Request], block: tuple[int, ...], headers
 
 def fold(text: str) -> str:
     """``text`` with the C++ every provider repeats verbatim folded to one comment line naming where it is written:
-    the renderer's ``cuda_coop_detail`` block (``_DETAIL``) and the specs' ``support`` code. A golden then holds what
-    its call sites render; the fixed blocks are source already (a golden of them would repeat them)."""
+    the renderer's ``cuda_coop_detail`` block (``_DETAIL``). A golden then holds what its call sites render; the fixed
+    block is source already (a golden of it would repeat it)."""
     for where, block in fixed_blocks().items():
         text = text.replace(block, f"// (verbatim: {where})\n")
     return text
@@ -66,11 +67,7 @@ def fold(text: str) -> str:
 
 def fixed_blocks() -> dict[str, str]:
     """The verbatim blocks :func:`fold` folds, by where they are written."""
-    blocks = {"cuda_coop/_provider/_render.py _DETAIL": _DETAIL}
-    for spec in _specs.all_primitives():
-        if spec.support:
-            blocks[f"the support of the {spec.name} spec"] = spec.support.rstrip("\n") + "\n"
-    return blocks
+    return {"cuda_coop/_provider/_render.py _DETAIL": _DETAIL}
 
 
 def check_golden(path_or_name: str | Path, text: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cccl_checkout import clone, git, lay_out_checkout, make_git_checkout
-from tests.helpers.cmake import configure, install
+from tests.helpers.cmake import REPO, configure, install
 
 ALLOW_DIRTY = {"CUDA_COOP_ALLOW_DIRTY_HEADER_BUNDLE": "ON"}
 
@@ -59,6 +59,8 @@ def test_clean_checkout_installs_bundle(checkout: tuple[Path, str], tmp_path: Pa
     bundle = tmp_path / "prefix" / "cuda" / "coop" / "_headers"
     for header in ("cub/block/block_reduce.cuh", "thrust/version.h", "cuda/std/version", "nv/target"):
         assert (bundle / "include" / header).is_file(), header
+    for header in (REPO / "include").rglob("*.cuh"):  # cuda-coop's own headers, for C++ projects
+        assert (bundle / header.relative_to(REPO)).read_bytes() == header.read_bytes(), header
     for comp in ("cccl", "cub", "thrust", "libcudacxx"):
         assert (bundle / "lib" / "cmake" / comp / f"{comp}-config.cmake").is_file()
     search = (bundle / "lib" / "cmake" / "cub" / "cub-header-search.cmake").read_text()

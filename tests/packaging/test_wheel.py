@@ -74,6 +74,20 @@ def test_headers_cmake_package_and_licenses(wheel: zipfile.ZipFile) -> None:
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
 
+def test_own_headers_ship_in_the_package_and_the_bundle(wheel: zipfile.ZipFile) -> None:
+    """include/cuda_coop of the repository, twice: the package's include root (cuda/coop/_include, which providers
+    compile with) and the bundle's include directory (for C++ projects); the same bytes in both."""
+    source = REPO / "include"
+    headers = sorted(str(p.relative_to(source)) for p in (source / "cuda_coop").rglob("*.cuh"))
+    assert "cuda_coop/block_top_k.cuh" in headers and "cuda_coop/detail/top_k.cuh" in headers
+    for prefix in ("cuda/coop/_include", f"{BUNDLE}/include"):
+        shipped = sorted(n[len(prefix) + 1:] for n in _names(wheel) if n.startswith(f"{prefix}/cuda_coop/"))
+        assert shipped == headers, prefix
+        for header in headers:
+            assert wheel.read(f"{prefix}/{header}") == (source / header).read_bytes(), header
+    assert not [n for n in _names(wheel) if n.startswith("cuda/coop/_include/") and "/cuda_coop/" not in n]
+
+
 def test_provenance(wheel: zipfile.ZipFile) -> None:
     prov = json.loads(wheel.read(f"{BUNDLE}/provenance.json"))
     assert prov["schema"] == 1

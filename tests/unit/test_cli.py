@@ -51,6 +51,8 @@ def test_json_report(tmp_path: Path) -> None:
     assert report["problems"] == []
     assert report["cccl_root"]["origin"] == "header bundle"
     assert report["cccl_root"]["version"] == report["header_bundle"]["provenance"]["cccl_version"]
+    assert report["own_headers"]["origin"] == "package"
+    assert (Path(report["own_headers"]["include_root"]) / "cuda_coop" / "block_top_k.cuh").is_file()
     assert report["cuda_include"]["cuda_version"].split(".")[0] == report["toolkit"]["nvrtc"]["version"].split(".")[0]
     for key in ("nvrtc", "nvrtc_builtins", "nvjitlink"):
         assert Path(report["toolkit"][key]["path"]).is_file()

@@ -269,17 +269,19 @@ def test_auto_doc_names_the_architectures_the_table_measured() -> None:
 
 
 def test_auto_paragraph_only_where_algorithm_takes_auto() -> None:
-    from cuda.coop._dsl._primitive import _AUTO_DOC
+    from cuda.coop._dsl._primitive import _AUTO_DOC, own_auto_doc
 
     for fam in coop_families.families():
         for fn in fam.functions:
             param = fn.prim.signature.parameters.get("algorithm")
             takes_auto = param is not None and param.default == "auto"
-            assert (_AUTO_DOC in (inspect.getdoc(fn.obj) or "")) == takes_auto, fn.call
+            paragraph = _AUTO_DOC if fn.prim.spec.cub_class.startswith("cub::") else own_auto_doc()
+            assert (paragraph in (inspect.getdoc(fn.obj) or "")) == takes_auto, fn.call
 
 
 def test_docstrings_state_one_default_algorithm() -> None:
-    """``"x" (the default`` names one algorithm; with auto, CUB's default is called CUB's own."""
+    """``"x" (the default`` names one algorithm; with auto, CUB's default is called CUB's own (a composition's, its
+    fallback)."""
     for fam in coop_families.families():
         for fn in fam.functions:
             spec = fn.prim.spec
@@ -290,7 +292,8 @@ def test_docstrings_state_one_default_algorithm() -> None:
             assert defaults == {fn.prim.signature.parameters["algorithm"].default}, (fn.call, defaults)
             tp = next(t for t in spec.tparams if t.enum is spec.algorithm)
             if tp.auto is not None:
-                assert f"(CUB's own default, ``{tp.default.name}``)" in doc, fn.call
+                whose = "CUB's own default" if spec.cub_class.startswith("cub::") else "its fallback"
+                assert f"({whose}, ``{tp.default.name}``)" in doc, fn.call
 
 
 def test_examples_are_named_by_a_link() -> None:

@@ -19,6 +19,7 @@ from cuda.coop._specs import DEFAULT, ArgKind, Request, bind, get_primitive
 from cuda.coop._specs.block_radix_sort import sort_storage_bytes
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import after_preamble, check_golden, render_requests
+from tests.helpers.own_headers import header_text
 
 HEADERS = Path(coop.__file__).parent / "_headers" / "include" / "cub"
 
@@ -75,8 +76,9 @@ def test_compositions_follow_block_radix_sorts_parameters(name: str) -> None:
     spec = get_primitive(name)
     sort = [t.cpp for t in get_primitive("block_radix_sort").tparams if t.cpp != "SMemConfig"]
     third = "IndexT" if name == "block_argsort" else "ValueT"
-    assert [t.cpp for t in spec.tparams] == [*sort[:3], third, *sort[4:]]
-    declared = re.search(r"template <(.*?)>\s*class " + spec.cub_class.split("::")[1], spec.support, re.S)
+    last = [] if name == "block_argsort" else ["Algorithm"]  # top-k's algorithm, after the sort's parameters
+    assert [t.cpp for t in spec.tparams] == [*sort[:3], third, *sort[4:], *last]
+    declared = re.search(r"template <(.*?)>\s*class " + spec.cub_class.split("::")[1], header_text(spec.header), re.S)
     assert declared is not None
     assert _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
 
@@ -117,13 +119,15 @@ def test_argsort_and_top_k_wrappers() -> None:
     text = render_requests([_argsort(base=DEFAULT), _top_k("pairs"), _top_k(offset=DEFAULT, count_type="uint64")],
                            (32, 4))
     assert "cuda_coop::BlockArgsort<float, 32, 4, long long, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1>;" in text
-    assert "cuda_coop::BlockTopK<double, 32, 4, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1>;" in text
+    assert "cuda_coop::BlockTopK<double, 32, 4, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS, 4, 1, " \
+           "cuda_coop::BLOCK_TOP_K_RADIX_SORT>;" in text  # auto on a 2-D block: AIR needs a 1-D one
     assert ".Argsort(reinterpret_cast<float(&)[4]>(*keys), reinterpret_cast<long long(&)[4]>(*indices), 0, " \
            "begin_bit, end_bit);" in text  # base omitted: the wrapper passes its default
     assert ".TopKLargest(keys_in, cuda_coop_detail::clamp_count<512>(k), out_keys, values_in, out_values, offset);" \
            in text  # top_k sorts copies: the caller's keys and values stay as they were
     assert ".TopKLargest(keys_in, cuda_coop_detail::clamp_count<512>(k), out_keys, 0);" in text
-    assert text.count("class BlockTopK") == 1 and text.count("class BlockArgsort") == 1
+    assert text.count("#include <cuda_coop/block_top_k.cuh>") == 1  # the preamble's, never C++ of its own
+    assert text.count("#include <cuda_coop/block_argsort.cuh>") == 1 and "class Block" not in after_preamble(text)
 
 
 def test_golden_2d() -> None:
@@ -215,7 +219,7 @@ def test_rank_algorithms_are_cubs() -> None:
 
 def test_rank_renders_cubs_classes() -> None:
     spec = get_primitive("block_radix_rank")
-    declared = re.search(r"template <(.*?)>\s*class BlockRadixRankBits", spec.support, re.S)
+    declared = re.search(r"template <(.*?)>\s*class BlockRadixRankBits", header_text(spec.header), re.S)
     assert declared is not None and _declared(declared.group(1)) == [t.cpp for t in spec.tparams]
     p = plan([_rank(), _rank("ranks_prefix", algorithm="match", radix_bits=8, bins_per_thread=2, descending=True,
                              begin_bit=DEFAULT)], (128,))

@@ -11,6 +11,7 @@ import cuda.coop as coop
 from cuda.coop._specs import DEFAULT, Request, bind, get_primitive
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import render_requests
+from tests.helpers.own_headers import header_text
 
 ARGSORT = get_primitive("warp_argsort")
 TOP_K = get_primitive("warp_top_k")
@@ -42,10 +43,12 @@ def test_specs_follow_cub() -> None:
     assert [t.cpp for t in TOP_K.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "ValueT"]
     assert ARGSORT.methods[0].cpp_names() == ("Argsort", "ArgsortDescending")
     assert TOP_K.methods[0].cpp_names() == ("TopKSmallest", "TopKLargest")
-    for spec in (ARGSORT, TOP_K):
-        assert spec.header == "cub/warp/warp_merge_sort.cuh"
-        assert "cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads" in spec.support
-        assert ".StableSort(" in spec.support and ".Sort(" not in spec.support  # ties keep input order
+    for spec, header in ((ARGSORT, "cuda_coop/warp_argsort.cuh"), (TOP_K, "cuda_coop/warp_top_k.cuh")):
+        assert spec.header == header
+        text = header_text(header)
+        assert "#include <cub/warp/warp_merge_sort.cuh>" in text
+        assert "cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads" in text
+        assert ".StableSort(" in text and ".Sort(" not in text  # ties keep input order
 
 
 def test_argsort_renders_a_stable_merge_sort_in_radix_order() -> None:
@@ -53,9 +56,11 @@ def test_argsort_renders_a_stable_merge_sort_in_radix_order() -> None:
     assert "using prim_0 = cuda_coop::WarpArgsort<float, 3, 16, unsigned int>;" in text
     assert _call(text, "ArgsortDescending") == ("reinterpret_cast<float(&)[3]>(*keys), "
                                                 "reinterpret_cast<unsigned int(&)[3]>(*indices), base")
-    assert "StableSort(keys, indices, RadixOrder<KeyT, true>{})" in text
-    assert "Traits::TwiddleIn(::cuda::std::bit_cast<UnsignedBits>(key))" in text
-    assert "% LogicalWarpThreads" in text  # the lane in the logical warp, from the block's linear rank
+    assert "#include <cuda_coop/warp_argsort.cuh>" in text
+    header = header_text("cuda_coop/warp_argsort.cuh")
+    assert "StableSort(keys, indices, RadixOrder<KeyT, true>{})" in header
+    assert "Traits::TwiddleIn(::cuda::std::bit_cast<UnsignedBits>(key))" in header
+    assert "% LogicalWarpThreads" in header  # the lane in the logical warp, from the block's linear rank
 
 
 @pytest.mark.parametrize(("overload", "largest"), [("keys", True), ("pairs", False)])
@@ -72,8 +77,9 @@ def test_top_k_clamps_k_to_the_warp_tile_and_keeps_the_callers_keys(overload: st
 def test_argsort_and_top_k_share_one_radix_order() -> None:
     text = _render(_argsort(base=DEFAULT), _top_k(offset=DEFAULT))
     assert _call(text, "Argsort").endswith("(*indices), 0") and _call(text, "TopKLargest").endswith("out_keys, 0")
-    assert text.count("#define CUDA_COOP_RADIX_ORDER_DEFINED") == 2
-    assert text.count("#ifndef CUDA_COOP_RADIX_ORDER_DEFINED") == 2
+    for header in ("cuda_coop/warp_argsort.cuh", "cuda_coop/warp_top_k.cuh"):
+        assert text.count(f"#include <{header}>") == 1
+        assert "#include <cuda_coop/detail/radix_order.cuh>" in header_text(header)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint64", "float16", "bfloat16", "float32", "float64"])

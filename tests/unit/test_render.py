@@ -6,6 +6,8 @@ and review the diff.
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from cuda.coop._provider._abi import Plan
 from cuda.coop._specs import ArgKind, Request, UserCallback, UserOp, user_type
 from tests.helpers.cub_extra_specs import extra_requests, registered_extra_specs
 from tests.helpers.golden import check_golden, fixed_blocks, render_plan, render_requests
+from tests.helpers.own_headers import header_text
 
 UDT = user_type(12, 4)
 
@@ -85,13 +88,26 @@ def test_golden(name: str) -> None:
 
 
 def test_goldens_fold_only_what_the_source_holds_verbatim() -> None:
-    """The folded blocks are rendered as written: the detail block in every provider, a support block in each one
-    calling its spec."""
+    """The folded detail block is rendered as written, once in every provider; a composition's C++ is its header,
+    which the preamble includes: a call site adds no C++ of it."""
     requests, block = CASES["reduce_scan"]
     assert render_requests(requests, block).count(fixed_blocks()["cuda_coop/_provider/_render.py _DETAIL"]) == 1
     text = render_requests([Request("block_argsort", "argsort", "pairs", dtype="int32", items_per_thread=2,
                                     index_type="int32")], (32,))
-    assert text.count(fixed_blocks()["the support of the block_argsort spec"]) == 1
+    assert text.count("#include <cuda_coop/block_argsort.cuh>") == 1
+    assert "class BlockArgsort" not in text and "__device__ __forceinline__ explicit" not in text
+
+
+@pytest.mark.parametrize("spec", [s for s in _specs.all_primitives() if s.cub_class.startswith("cuda_coop::")],
+                         ids=lambda s: s.name)
+def test_compositions_are_headers_not_python_strings(spec: _specs.PrimitiveSpec) -> None:
+    """A cuda-coop composition names its own header (include/cuda_coop), which defines its class; its spec module
+    holds no C++."""
+    assert spec.header == f"cuda_coop/{spec.name}.cuh"
+    assert re.search(rf"^class {spec.cub_class.split('::')[1]}\b", header_text(spec.header), re.M)
+    module = sys.modules[f"cuda.coop._specs.{spec.name}"]
+    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    assert "__device__" not in source and "namespace cuda_coop" not in source
 
 
 def test_golden_extra_specs() -> None:

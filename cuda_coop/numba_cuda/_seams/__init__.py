@@ -434,3 +434,12 @@ def natural_array_align(dtype: Any) -> int | None:
     except TypeError:
         return None
     return 1 << (item.alignment - 1).bit_length()
+
+
+def inlined_device_function(fn: Callable[..., Any]) -> Any:
+    """``fn`` as a numba-cuda device function inlined where it is called (so it compiles without a GPU).
+
+    Made when it is needed: numba-cuda's ``cuda.jit(...)`` loads nvJitLink, which ``import cuda.coop`` must not do
+    (cuda-coop resolves the toolkit, a conda environment's nvJitLink first, when it first compiles).
+    """
+    return cuda.jit(device=True, inline="always")(fn)

@@ -5,7 +5,6 @@
 #include <cub/block/block_histogram.cuh>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_merge_sort.cuh>
-#include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_run_length_decode.cuh>
@@ -18,6 +17,13 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cub/warp/warp_store.cuh>
+#include <cuda_coop/block_arg_reduce.cuh>
+#include <cuda_coop/block_argsort.cuh>
+#include <cuda_coop/block_radix_rank.cuh>
+#include <cuda_coop/block_top_k.cuh>
+#include <cuda_coop/warp_arg_reduce.cuh>
+#include <cuda_coop/warp_argsort.cuh>
+#include <cuda_coop/warp_top_k.cuh>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 #include <cuda/std/functional>
