@@ -214,11 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cache":
         return _cache_cli.run(args)
     if args.command == "precompile":
-        try:
-            from .numba_mlir._precompile_cli import run
-        except CoopError as exc:  # numba-cuda-mlir missing or unsupported
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+        from ._numba._precompile_cli import run
+
         return run(args)
 
     if args.cmake_dir or args.include_dir:

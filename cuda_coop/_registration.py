@@ -57,6 +57,15 @@ _BACKENDS = {
         below=(0, 6),
         install_hint='pip install "cuda-coop[numba-cuda-mlir-cu13]" (or -cu12)',
     ),
+    "numba_cuda": _Backend(
+        name="numba_cuda",
+        distribution="numba-cuda",
+        import_name="numba_cuda",
+        module="cuda.coop.numba_cuda",
+        minimum=(0, 30, 0),
+        below=(0, 31),
+        install_hint='pip install "cuda-coop[numba-cuda-cu13]" (or -cu12)',
+    ),
 }
 
 
@@ -151,7 +160,7 @@ def register(name: str = "numba_mlir") -> BackendStatus:
     Parameters
     ----------
     name:
-        The integration: ``"numba_mlir"``.
+        The integration: ``"numba_mlir"`` (numba-cuda-mlir) or ``"numba_cuda"`` (numba-cuda).
 
     Raises
     ------

@@ -7,4 +7,4 @@ rm -rf .venv/wheelhouse
 python -m pip wheel -q --no-deps -w .venv/wheelhouse .
 wheel=$(ls .venv/wheelhouse/cuda_coop-*.whl)
 python -m pip install -q --force-reinstall --no-deps "$wheel"
-python -m pip install -q "${wheel}[test,docs,numba-cuda-mlir-cu13]"
+python -m pip install -q "${wheel}[test,docs,numba-cuda-mlir-cu13,numba-cuda-cu13]"

@@ -2,7 +2,7 @@
 the words the docs use for each contract (``Param.access``, ``memory``, ``min_extent``, ``offset``, ``order``,
 ``associative``, ``commutative``, ``empty``, ``pad``, ``bounds``, ``align``).
 
-The DSL's checker (``numba_mlir._contracts``), the generated docs (``docs/_ext/coop_docs.py``) and the generated
+The DSL's checker (``_numba._contracts``), the generated docs (``docs/_ext/coop_docs.py``) and the generated
 misuse cases (``tests/helpers/contracts.py``) all read the declarations through these functions.
 """
 

@@ -358,7 +358,7 @@ class Param:
     """For a SCALAR or POINTER: CUB reads the argument as one value for all the threads that call together
     (``valid_items``, ``begin_bit``, a tile's ``offset``), so it must be the same in every thread of the
     block (block scope) or every lane of the logical warp (warp scope); for a POINTER, the array and its
-    ``offset`` keyword. A thread-dependent argument is refused at compile time (``numba_mlir/_uniformity``),
+    ``offset`` keyword. A thread-dependent argument is refused at compile time (``_numba/_uniformity``),
     and the generated docs of the parameter say so."""
     doc: str = ""
 

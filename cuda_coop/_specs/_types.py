@@ -134,7 +134,7 @@ def user_type(size: int, align: int, layout: str | None = None) -> ValueType:
     storage ABI alone. Sharing one opaque struct would in fact be sound: the struct is the same C++
     definition wherever it appears (no ODR violation), and CUB never looks inside it; it only copies,
     shuffles (word by word) and stores the bytes, and every operation on fields happens in a user operator
-    whose symbol digests its own signature, layout included (``numba_mlir._operators.user_function``).
+    whose symbol digests its own signature, layout included (``_numba._operators.user_function``).
     Distinct names keep each DSL type's numba type recoverable from its name and make a layout mix-up
     impossible even in a future operation that does depend on fields.
     """

@@ -10,47 +10,22 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .._dsl._primitive import Primitive, primitive_of
-from .._dsl._uniform import is_uniform_stub
-from ..errors import UsageError
+from .._numba._ir import calls_primitive as _calls_primitive
+from .._numba._stubs import type_stubs
 from . import _lowering, _seams
+from ._frontend import FRONTEND
 from ._planner import CoopPlanner
 
 
-def _stub_typer(prim: Primitive) -> Any:
-    def typer(context: Any) -> Any:
-        def typed(*args: Any, **kwargs: Any) -> Any:
-            # Reached only when the planner left the call alone: no launch configuration.
-            raise UsageError(
-                f"coop.{prim.name}() needs the block shape of a launch: launch the kernel as "
-                "kernel[grid, block](...) (or compile it with cuda.coop.numba_mlir.compile_kernel(..., block=...)); "
-                "kernel.compile(signature) alone cannot specialise CUB primitives. A primitive called in a device "
-                "function must be inlined into the kernel that calls it."
-            )
-
-        return typed
-
-    return typer
-
-
 def calls_primitive(func_ir: Any) -> bool:
-    """Whether a call in ``func_ir`` may name a cuda-coop primitive or ``coop.uniform`` (never a false no).
-
-    The planner runs only where this is true: it must be true for every kernel ``CoopPlanner.run`` changes.
-    """
-    return any(primitive_of(value) is not None or is_uniform_stub(value) for value in _seams.callee_values(func_ir))
+    """Whether the planner may change ``func_ir`` (``_numba._ir.calls_primitive``): the isolated planner's pre-scan."""
+    return _calls_primitive(FRONTEND, func_ir)
 
 
 @functools.cache
 def activate() -> None:
-    from .. import block, warp
-
-    for module in (block, warp):
-        for name in module.__all__:
-            stub = getattr(module, name)
-            prim = primitive_of(stub)
-            assert prim is not None, name
-            _seams.type_callable(stub)(_stub_typer(prim))
+    type_stubs(_seams.type_callable, "numba_mlir", "A primitive called in a device function must be inlined into the "
+               "kernel that calls it.")
     assert _lowering.coop_call is not None  # the intrinsic exists before typing registries refresh
     _seams.register_isolated_planner(CoopPlanner, calls_primitive)
     _seams.refresh_registries()

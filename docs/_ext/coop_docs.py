@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import importlib
 import json
 import re
 import statistics
@@ -65,7 +66,7 @@ from cuda.coop._dsl._primitive import _AUTO_DOC, own_auto_doc
 logger = logging.getLogger(__name__)
 
 # Public modules that activate a DSL backend when imported, with the package they need.
-BACKEND_MODULES = {"numba_mlir": "numba_cuda_mlir"}
+BACKEND_MODULES = {"numba_mlir": "numba_cuda_mlir", "numba_cuda": "numba-cuda"}
 
 
 # --- directives --------------------------------------------------------------------------------
@@ -141,15 +142,25 @@ class PublicModules(_GeneratedRst):
         )
         primitive_modules = {p.name.split(".")[0] for p in coop_families.all_public_primitives()}
         names = [n for n in names if n not in primitive_modules]
-        names.sort(key=lambda n: n == "errors")
+        backends = list(BACKEND_MODULES)  # the integrations in the order of their registration, errors last
+        names.sort(key=lambda n: (n == "errors", backends.index(n) if n in backends else -1))
         out = [".. automodule:: cuda.coop", "   :members:", ""]
+        documented: dict[int, str] = {}  # a class two integrations export (CompiledKernel) is documented once
         for name in names:
             self.env.note_dependency(str(PACKAGE_DIR / name))
             module = f"cuda.coop.{name}"
             out += [module, "-" * len(module), ""]
             if name in BACKEND_MODULES:
                 out += [f"Importing ``{module}`` activates the integration; it needs ``{BACKEND_MODULES[name]}``.", ""]
-            out += [f".. automodule:: {module}", "   :members:", ""]
+            exported = importlib.import_module(module)
+            again = [m for m in getattr(exported, "__all__", ()) if isinstance(getattr(exported, m), type)
+                     and id(getattr(exported, m)) in documented]
+            for m in again:
+                out += [f"``{m}``: as in :mod:`{documented[id(getattr(exported, m))]}`.", ""]
+            out += [f".. automodule:: {module}", "   :members:"]
+            out += [f"   :exclude-members: {', '.join(again)}", ""] if again else [""]
+            documented.update({id(getattr(exported, m)): module for m in getattr(exported, "__all__", ())
+                               if isinstance(getattr(exported, m), type)})
         return out
 
 

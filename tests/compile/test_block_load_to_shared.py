@@ -31,10 +31,11 @@ from cuda.coop._specs.block_load_to_shared import ALIGN
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_load_to_shared as sanitizer
 from tests.gpu import test_block_load_to_shared as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined, instructions
-from tests.helpers.subset import covering, missing_values
+from tests.helpers.subset import block_rank, covering, missing_values
 
 F32 = types.float32[::1]
 
@@ -112,6 +113,18 @@ def test_covering_subset_covers_the_gpu_axes() -> None:
 @pytest.mark.parametrize("case", COVERING, ids=lambda c: c.id)
 def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
+    assert_inlined(compiled)
+    assert [i for i in instructions(compiled.sass()) if "UBLKCP" in i]
+
+
+NUMBA_CUDA_CASES = covering(COVERING, block_rank, "partial")
+"""The same kernels' sources under numba-cuda: every block rank, whole and partial tiles."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_CASES, ids=lambda c: c.id)
+def test_gpu_tier_kernels_compile_under_numba_cuda(case: gpu.Case) -> None:
+    kernel, sig = gpu.make_kernel(case, dsl=NUMBA_CUDA), gpu.signature(case, dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block)
     assert_inlined(compiled)
     assert [i for i in instructions(compiled.sass()) if "UBLKCP" in i]
 

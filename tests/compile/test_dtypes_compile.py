@@ -25,9 +25,9 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
+from cuda.coop._numba._inspect import _tool
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel
-from cuda.coop.numba_mlir._inspect import _tool
 from tests.gpu import test_dtypes as gpu
 from tests.helpers import requires
 from tests.helpers.tiers import uncompiled

@@ -24,9 +24,10 @@ from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_block_histogram as sanitizer
 from tests.gpu import test_family_block_histogram as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.sass import assert_inlined
-from tests.helpers.subset import covering
+from tests.helpers.subset import block_rank, covering
 
 TYPES = [("uint8", "uint32"), ("uint16", "uint64"), ("int32", "int32"), ("int8", "int64"), ("uint64", "uint16")]
 ATOMIC_COUNTERS = ("int32", "uint32", "uint64")
@@ -105,6 +106,19 @@ def test_gpu_tier_kernels_compile(case_pair: tuple[gpu.Case, gpu.Pair]) -> None:
     case, pair = case_pair
     compiled = compile_kernel(gpu.make_kernel(case, (pair,)), gpu.signature(case, (pair,)), block=case.block)
     assert_inlined(compiled, spills=True)  # 64 registers a thread at 1024 threads; 16 samples a thread need more
+
+
+NUMBA_CUDA_COVERING = covering(COVERING, lambda cp: block_rank(cp[0]), lambda cp: cp[0].ipt,
+                               lambda cp: [k for k in ("sort", "atomic") if getattr(cp[1], k)])
+"""The same kernels' sources under numba-cuda: every block rank, item count and algorithm."""
+
+
+@pytest.mark.parametrize("case_pair", NUMBA_CUDA_COVERING, ids=lambda cp: f"{cp[0].id}-{cp[1].dtype}-{cp[1].counter}")
+def test_gpu_tier_kernels_compile_under_numba_cuda(case_pair: tuple[gpu.Case, gpu.Pair]) -> None:
+    case, pair = case_pair
+    kernel = gpu.make_kernel(case, (pair,), dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, gpu.signature(case, (pair,), dsl=NUMBA_CUDA), block=case.block)
+    assert_inlined(compiled, spills=True)
 
 
 def test_gpu_tier_covers_every_block_item_count_and_type() -> None:

@@ -22,8 +22,10 @@ import cuda.coop as coop
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_family_block_neighbours as gpu
 from tests.gpu._data import DTYPES
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined
+from tests.helpers.subset import block_rank, covering
 
 I32, F32 = types.int32[::1], types.float32[::1]
 
@@ -72,6 +74,17 @@ def test_gpu_kernel_compiles_inlined(case: gpu.Case, tmp_path, monkeypatch) -> N
 
 def _refused(kernel, *needles: str, sig=(F32, F32), block=(128,)) -> str:  # type: ignore[no-untyped-def]
     return refused(kernel, sig, *needles, block=block)
+
+
+NUMBA_CUDA_CASES = covering(CASES, block_rank)
+"""The same kernels' sources under numba-cuda: every block rank."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_CASES, ids=lambda c: c.id)
+def test_gpu_kernel_compiles_inlined_under_numba_cuda(case: gpu.Case) -> None:
+    kernel, sig = gpu.make_kernel(case, dsl=NUMBA_CUDA), gpu.signature(case, dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block, grid=gpu.TILES)
+    assert_inlined(compiled, spills=case.threads == 1024)
 
 
 def test_floating_point_flags_are_refused() -> None:

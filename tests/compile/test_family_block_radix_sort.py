@@ -32,9 +32,10 @@ from tests.gpu import _sanitizer_block_radix_sort as sanitizer
 from tests.gpu import test_family_block_radix_sort as gpu
 from tests.gpu import test_radix_sort_half as half
 from tests.helpers import requires
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.sass import assert_inlined
-from tests.helpers.subset import covering
+from tests.helpers.subset import block_rank, covering
 
 KEYS = ("int8", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64")
 
@@ -205,6 +206,25 @@ def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
         assert_inlined(compiled, spills=True)
     else:
         assert_inlined(compiled)
+
+
+NUMBA_CUDA_SORT = covering(SORT_COVERING, block_rank, "second")
+NUMBA_CUDA_RANK = covering(RANK_COVERING, block_rank, "algorithm", lambda c: c.match)
+"""The same kernels' sources under numba-cuda: every block rank, sort output and form, rank algorithm."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_SORT, ids=lambda c: c.id)
+def test_gpu_tier_kernels_compile_under_numba_cuda(case: gpu.Case) -> None:
+    kernel, sig = gpu.make_kernel(case, dsl=NUMBA_CUDA), gpu.signature(case, dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block)
+    assert_inlined(compiled, spills=case.threads >= 1024 or case.ipt == 16 or case.id in SPILLING)
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_RANK, ids=lambda c: c.id)
+def test_gpu_tier_rank_kernels_compile_under_numba_cuda(case: gpu.RankCase) -> None:
+    kernel, sig = gpu.make_rank_kernel(case, dsl=NUMBA_CUDA), gpu.rank_signature(case, dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block)
+    assert_inlined(compiled, spills=case.threads >= 1024 or case.ipt == 16)
 
 
 def _sort_then_argsort(ipt: int, threads: int, key: type, index: type):  # type: ignore[no-untyped-def]

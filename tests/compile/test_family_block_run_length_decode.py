@@ -24,9 +24,10 @@ from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_block_run_length_decode as sanitizer
 from tests.gpu import test_family_block_run_length_decode as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.sass import assert_inlined
-from tests.helpers.subset import covering
+from tests.helpers.subset import block_rank, covering
 
 OVERLOADS = [f"{c}{r}{w}" for c in ("lengths", "offsets") for r in ("", "_relative") for w in ("", "_window")]
 
@@ -98,6 +99,16 @@ def test_gpu_tier_kernels_compile(run: gpu.Run) -> None:
     """The wrappers inline (no CALL); a run decodes three ways at once, so it may spill registers, which the
     single-decode kernel above never does."""
     assert_inlined(compile_kernel(gpu.make_kernel(run), gpu.signature(run), block=run.block), local=True)
+
+
+NUMBA_CUDA_COVERING = covering(COVERING, block_rank)
+"""The same kernels' sources under numba-cuda: every block rank."""
+
+
+@pytest.mark.parametrize("run", NUMBA_CUDA_COVERING, ids=lambda r: f"{'x'.join(map(str, r.block))}-{'-'.join(r.types)}")
+def test_gpu_tier_kernels_compile_under_numba_cuda(run: gpu.Run) -> None:
+    kernel, sig = gpu.make_kernel(run, dsl=NUMBA_CUDA), gpu.signature(run, dsl=NUMBA_CUDA)
+    assert_inlined(NUMBA_CUDA.compile_kernel(kernel, sig, block=run.block), local=True)
 
 
 def test_gpu_tier_covers_the_wide_blocks_and_16_items() -> None:

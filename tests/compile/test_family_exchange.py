@@ -22,9 +22,10 @@ from cuda.coop.errors import CompileError, UsageError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_exchange
 from tests.gpu import test_family_exchange as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests, every_overload
 from tests.helpers.sass import assert_inlined
-from tests.helpers.subset import covering
+from tests.helpers.subset import block_rank, covering
 
 BLOCK_TYPES = [*BUILTIN_TYPES, user_type(12, 4), user_type(3, 1)]
 SHUFFLE_TYPES = ("int8", "uint16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -123,6 +124,23 @@ def test_gpu_block_kernel_compiles_inlined(case) -> None:
 def test_gpu_warp_kernel_compiles_inlined(case) -> None:
     assert_inlined(compile_kernel(gpu.make_warp_kernel(case), gpu.warp_signature(case), block=case.block),
                     spills=_register_bound(case))
+
+
+NUMBA_CUDA_BLOCK = covering(BLOCK_COVERING, block_rank, lambda c: c.whole_warps)
+NUMBA_CUDA_WARP = covering(WARP_COVERING, block_rank)
+"""The same kernels' sources under numba-cuda: every block rank, whole and partial warps."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_BLOCK, ids=lambda c: f"{c.id}-{c.dtypes[0]}")
+def test_gpu_block_kernel_compiles_inlined_under_numba_cuda(case) -> None:
+    kernel, sig = gpu.make_block_kernel(case, dsl=NUMBA_CUDA), gpu.block_signature(case, dsl=NUMBA_CUDA)
+    assert_inlined(NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block), spills=_register_bound(case))
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_WARP, ids=lambda c: c.id)
+def test_gpu_warp_kernel_compiles_inlined_under_numba_cuda(case) -> None:
+    kernel, sig = gpu.make_warp_kernel(case, dsl=NUMBA_CUDA), gpu.warp_signature(case, dsl=NUMBA_CUDA)
+    assert_inlined(NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block), spills=_register_bound(case))
 
 
 @pytest.mark.parametrize("block", _sanitizer_exchange.BLOCKS, ids=lambda b: "x".join(map(str, b)))

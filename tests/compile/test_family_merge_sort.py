@@ -25,8 +25,10 @@ from cuda.coop.errors import CompileError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_merge_sort as sanitizer
 from tests.gpu import test_family_merge_sort as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined
+from tests.helpers.subset import block_rank, covering
 
 OVERLOADS = ("keys", "pairs", "keys_valid", "pairs_valid", "keys_valid_default", "pairs_valid_default")
 KEY_TYPES = ("int8", "uint16", "int32", "uint64", "float16", "float32", "float64", "complex64")
@@ -100,6 +102,16 @@ def test_gpu_kernel_compiles_inlined(case: gpu.Case, tmp_path, monkeypatch) -> N
     assert ("cub::WarpMergeSort<" if case.warp else "cub::BlockMergeSort<") in text
     assert ".StableSort(" in text and ".Sort(" in text
     assert text.count(f"clamp_count<{case.tile}>(valid_items)") == 3  # the three partial sorts, clamped to the tile
+
+
+NUMBA_CUDA_CASES = covering(CASES, block_rank, lambda c: c.warp is None)
+"""The same kernels' sources under numba-cuda: every block rank, block and warp sorts."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_CASES, ids=lambda c: c.id)
+def test_gpu_kernel_compiles_inlined_under_numba_cuda(case: gpu.Case) -> None:
+    kernel, sig = gpu.make_kernel(case, dsl=NUMBA_CUDA), gpu.signature(case, dsl=NUMBA_CUDA)
+    assert_inlined(NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block, grid=case.grid))
 
 
 @pytest.mark.parametrize("block", sanitizer.BLOCKS, ids=lambda b: "x".join(map(str, b)))

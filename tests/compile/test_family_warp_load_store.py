@@ -24,10 +24,11 @@ from cuda.coop.errors import CompileError
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import _sanitizer_warp_load_store as sanitizer_kernel
 from tests.gpu import test_family_warp_load_store as gpu_matrix
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined, instructions
-from tests.helpers.subset import covering
+from tests.helpers.subset import block_rank, covering
 
 ALGORITHMS = ("direct", "striped", "vectorize", "transpose")
 F32 = types.float32[::1]
@@ -166,6 +167,16 @@ def test_gpu_kernel_compiles(case) -> None:
     compiled = compile_kernel(gpu_matrix.make_kernel((case,)), gpu_matrix.signature((case,)), block=case.block,
                               grid=gpu_matrix.GRID)
     assert compiled.cubin
+
+
+NUMBA_CUDA_COVERING = covering(COVERING, block_rank)
+"""The same kernels' sources under numba-cuda: every block rank."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_COVERING, ids=lambda c: c.id)
+def test_gpu_kernel_compiles_under_numba_cuda(case) -> None:
+    kernel, sig = gpu_matrix.make_kernel((case,), dsl=NUMBA_CUDA), gpu_matrix.signature((case,), dsl=NUMBA_CUDA)
+    assert NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block, grid=gpu_matrix.GRID).cubin
 
 
 @pytest.mark.parametrize(("block", "width"), sanitizer_kernel.CASES)

@@ -230,7 +230,8 @@ def test_comparisons_are_not_reduction_operators(op) -> None:
 
 def test_closures_capturing_different_arrays_get_different_symbols() -> None:
     """Two closures whose captured values print the same must never share one compiled operator."""
-    from cuda.coop.numba_mlir._operators import user_function
+    from cuda.coop._numba._operators import user_function
+    from cuda.coop.numba_mlir._frontend import FRONTEND
 
     def make(table):
         def op(a, b):
@@ -244,6 +245,8 @@ def test_closures_capturing_different_arrays_get_different_symbols() -> None:
     assert repr(big_a) == repr(big_b)
 
     class Site:
+        arch = None
+
         def error(self, message: str) -> Exception:
             return UsageError(message)
 
@@ -251,9 +254,9 @@ def test_closures_capturing_different_arrays_get_different_symbols() -> None:
 
     sig = types.float64(types.float64, types.float64)
     with assumed_compute_capability((9, 0)):  # user functions are compiled as they are typed
-        first, _, _ = user_function(Site(), "op", make(big_a), sig)  # type: ignore[arg-type]
-        second, _, _ = user_function(Site(), "op", make(big_b), sig)  # type: ignore[arg-type]
-        again, _, _ = user_function(Site(), "op", make(big_a.copy()), sig)  # type: ignore[arg-type]
+        first, _, _ = user_function(FRONTEND, Site(), "op", make(big_a), sig)  # type: ignore[arg-type]
+        second, _, _ = user_function(FRONTEND, Site(), "op", make(big_b), sig)  # type: ignore[arg-type]
+        again, _, _ = user_function(FRONTEND, Site(), "op", make(big_a.copy()), sig)  # type: ignore[arg-type]
     assert first != second
     assert first == again  # same content: same symbol (stable for the persistent cache)
 

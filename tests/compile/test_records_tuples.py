@@ -23,7 +23,8 @@ from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
 
 import cuda.coop as coop
-from cuda.coop.numba_mlir import _provider_link, compile_kernel
+from cuda.coop._numba import _kernel_provider
+from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_records_tuples as gpu
 from tests.helpers.refusal import refused
 from tests.helpers.tiers import uncompiled
@@ -60,14 +61,14 @@ AB, BA = gpu.AB, gpu.BA
 
 
 def test_two_layouts_of_the_same_fields_are_distinct_types(monkeypatch: pytest.MonkeyPatch) -> None:
-    providers: list[_provider_link.KernelProvider] = []
-    original = _provider_link.KernelProvider.__init__
+    providers: list[_kernel_provider.KernelProvider] = []
+    original = _kernel_provider.KernelProvider.__init__
 
     def record(self, *args, **kwargs) -> None:
         original(self, *args, **kwargs)
         providers.append(self)
 
-    monkeypatch.setattr(_provider_link.KernelProvider, "__init__", record)
+    monkeypatch.setattr(_kernel_provider.KernelProvider, "__init__", record)
     compiled = compile_kernel(gpu.make_odr_kernel(), gpu.odr_signature(), block=gpu.ODR_BLOCK, grid=gpu.TILES)
     assert compiled.resource_usage().get("local", 0) == 0
     (kp,) = providers

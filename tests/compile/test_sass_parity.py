@@ -14,7 +14,7 @@ What holds (measured, numba-cuda-mlir 0.5.4, CUDA 13.0 nvcc):
   Tile sum: 248 instructions before, 200 after.
 - The instruction count is within 1.05x of the twin for ``histogram_sort_u8``, ``tile_inclusive_sum_i32``
   and ``exchange_b2s_i32``. A tile's ``src[offset]`` is the array's data pointer plus ``offset`` items
-  (``_seams.Advanced``): it once was a slice view, whose address multiplied by the memref's runtime
+  (``_numba._call.Advanced``): it once was a slice view, whose address multiplied by the memref's runtime
   stride (tile sum 192, scan 301 instructions); a whole kernel argument's data pointer is its aligned
   pointer, since numba-cuda-mlir 0.5.x launches every array argument with a memref offset of 0
   (``_seams.LAUNCH_OFFSET_IS_ZERO``: tile sum 186 -> 177, exchange 151 -> 139, atomic histogram 130 -> 127).

@@ -26,9 +26,9 @@ from numba_cuda_mlir import cuda
 from numba_cuda_mlir.numba_cuda import types
 
 import cuda.coop as coop
+from cuda.coop._numba._inspect import RESERVED_SHARED_BYTES
 from cuda.coop.errors import UsageError
 from cuda.coop.numba_mlir import compile_kernel, shared_memory_bytes
-from cuda.coop.numba_mlir._inspect import RESERVED_SHARED_BYTES
 from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_warp_primitive_has_one_slot_per_warp(cub_sizes: dict[str, int]) -> None
 def test_query_is_compiled_kernels_figure() -> None:
     """One static figure (the query, the CompiledKernel, its resource usage) and one launch figure, which adds the
     driver-reserved 1 KiB, as cuobjdump's own figure does."""
-    from cuda.coop.numba_mlir._inspect import _run_on_cubin
+    from cuda.coop._numba._inspect import _run_on_cubin
 
     compiled = compile_kernel(sum_and_scan, F32_I32, block=256)
     static = compiled.shared_memory_bytes

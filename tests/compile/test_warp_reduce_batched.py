@@ -24,6 +24,7 @@ from cuda.coop._provider import NvrtcCompiler, Toolchain
 from cuda.coop._specs import Request
 from cuda.coop.numba_mlir import compile_kernel
 from tests.gpu import test_warp_reduce_batched as gpu
+from tests.helpers.dsl import NUMBA_CUDA
 from tests.helpers.nvrtc import compile_requests
 from tests.helpers.refusal import refused
 from tests.helpers.sass import assert_inlined, instructions
@@ -78,6 +79,17 @@ def test_gpu_tier_kernels_compile(case: gpu.Case) -> None:
     compiled = compile_kernel(gpu.make_kernel(case), gpu.signature(case), block=case.block)
     assert_inlined(compiled, spills=case.batches > 32)
     assert "call." not in compiled.ptx
+
+
+NUMBA_CUDA_CASES = covering(COVERING, "arrangement", "sync", lambda c: c.dtype in ("float16", "bfloat16"))
+"""The same kernels' sources under numba-cuda: every arrangement, with and without sync, half and other types."""
+
+
+@pytest.mark.parametrize("case", NUMBA_CUDA_CASES, ids=lambda c: c.id)
+def test_gpu_tier_kernels_compile_under_numba_cuda(case: gpu.Case) -> None:
+    kernel, sig = gpu.make_kernel(case, dsl=NUMBA_CUDA), gpu.signature(case, dsl=NUMBA_CUDA)
+    compiled = NUMBA_CUDA.compile_kernel(kernel, sig, block=case.block)
+    assert_inlined(compiled, spills=case.batches > 32)
 
 
 def _sass(threads: int, batches: int, dtype: type, op: str, sync: bool = False) -> list[str]:

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import assert_bits_equal, random_values, sentinels
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Tile
 
@@ -130,16 +131,16 @@ def expected_sums(case: Case, x: np.ndarray) -> np.ndarray:
 # --- kernels ------------------------------------------------------------------------------------------------------
 
 
-def signature(case: Case) -> tuple[Any, ...]:
-    from numba_cuda_mlir.numba_cuda import types
+def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple[Any, ...]:
+    types = dsl.types
 
     item = getattr(types, case.dtype)[::1]
     return (item, item, types.int64[::1], item, item)
 
 
-def make_kernel(case: Case) -> Any:
+def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> Any:
     """``k(src, out, valid, poison, sums)``: see the module docstring."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -173,23 +174,25 @@ def make_kernel(case: Case) -> Any:
     return kernel
 
 
-def run(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def run(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     x = inputs(case, rng)
     valid = counts(case, rng)
     bad = poison(case.dtype)
     out = cuda.to_device(np.repeat(bad, x.size))
     sums = cuda.to_device(np.repeat(bad, GRID * TILES))
-    make_kernel(case)[GRID, case.block](cuda.to_device(x), out, cuda.to_device(valid), cuda.to_device(bad), sums)
+    kernel = make_kernel(case, dsl=dsl)
+    kernel[GRID, case.block](cuda.to_device(x), out, cuda.to_device(valid), cuda.to_device(bad), sums)
     assert_bits_equal(out.copy_to_host(), expected(case, x, valid), case.id)
     if case.summed and not case.partial:
         np.testing.assert_array_equal(sums.copy_to_host(), expected_sums(case, x), err_msg=f"{case.id}: block sums")
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_load_to_shared(case: Case, rng: np.random.Generator) -> None:
-    run(case, rng)
+def test_block_load_to_shared(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    run(case, rng, dsl=dsl)
 
 
 def test_cases_cover_every_axis() -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Tile
 
@@ -93,9 +94,9 @@ class Case(Tile):
 CASES = [Case(block, ipt) for block in BLOCKS for ipt in ITEMS]
 
 
-def _pair_function(case: Case, pair: Pair):  # type: ignore[no-untyped-def]
+def _pair_function(case: Case, pair: Pair, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The device function counting one pair's tiles (inlined into the case's kernel)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -158,13 +159,13 @@ PAIR_ARGS = ("x", "back", "out", "comp", "poison")
 each algorithm (the host's counts), and the counters' poison value."""
 
 
-def make_kernel(case: Case, pairs: tuple[Pair, ...] | None = None):  # type: ignore[no-untyped-def]
+def make_kernel(case: Case, pairs: tuple[Pair, ...] | None = None, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The case's kernel (compiled at its first launch): the arguments of each pair in turn (``PAIR_ARGS``), one
     shared buffer per counter type, reused by the pairs one after the other (a device function each). ``pairs``:
     some of the case's pairs only (the compile tier's one-pair kernels), else all of them."""
     import linecache
 
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     pairs = case.pairs if pairs is None else pairs
     env: dict = {"cuda": cuda, "np": np}
@@ -174,7 +175,7 @@ def make_kernel(case: Case, pairs: tuple[Pair, ...] | None = None):  # type: ign
         if rows:
             lines.append(f"    sh_{c} = cuda.shared.array({max(rows)}, np.{c})")
     for k, pair in enumerate(pairs):
-        env[f"count{k}"] = _pair_function(case, pair)
+        env[f"count{k}"] = _pair_function(case, pair, dsl=dsl)
         names = [f"{a}{k}" for a in PAIR_ARGS]
         args += names
         lines.append(f"    count{k}({', '.join(names)}, sh_{pair.counter}, bid, tid)")
@@ -191,9 +192,9 @@ def make_kernel(case: Case, pairs: tuple[Pair, ...] | None = None):  # type: ign
     return cuda.jit(env[name])
 
 
-def signature(case: Case, pairs: tuple[Pair, ...] | None = None) -> tuple:  # type: ignore[type-arg]
+def signature(case: Case, pairs: tuple[Pair, ...] | None = None, *, dsl: Dsl = NUMBA_MLIR) -> tuple:  # type: ignore[type-arg]
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     sig: list = []
     for p in case.pairs if pairs is None else pairs:
@@ -234,8 +235,8 @@ def _expected(case: Case, pair: Pair, x: np.ndarray, base: np.ndarray) -> dict[s
     }
 
 
-def _launch(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def _launch(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     args, checks = [], []
     for pair in case.pairs:
@@ -247,7 +248,7 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
         poison = ct.type(np.iinfo(ct).max)  # an argument: numba-cuda-mlir 0.5.4 cannot lower a uint64 max literal
         args += [cuda.to_device(x), back, out, comp, poison]
         checks.append((pair, x, base, back, out, comp))
-    make_kernel(case)[TILES, case.block](*args)
+    make_kernel(case, dsl=dsl)[TILES, case.block](*args)
 
     for pair, x, base, back, out, comp in checks:
         what = f"{case.id} {pair.dtype}->{pair.counter} bins={pair.bins}"
@@ -266,13 +267,15 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
                 np.testing.assert_array_equal(got_comp[k], base.reshape(2, TILES, pair.row)[k], err_msg=what)
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_histogram(case: Case, rng: np.random.Generator) -> None:
-    _launch(case, rng)
+def test_block_histogram(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch(case, rng, dsl=dsl)
 
 
-def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch() -> None:
-    from numba_cuda_mlir import cuda
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
+def test_atomic_with_a_counter_type_atomic_add_block_lacks_is_refused_at_launch(dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     import cuda.coop as coop
     from cuda.coop.errors import UsageError

@@ -23,6 +23,7 @@ import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
 from tests.helpers import seed
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Tile
 
@@ -73,9 +74,9 @@ def greater(a, b):  # type: ignore[no-untyped-def]
     return a > b
 
 
-def make_kernel(case: Case):  # type: ignore[no-untyped-def]
+def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -202,9 +203,9 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
     return kernel
 
 
-def signature(case: Case) -> tuple:  # type: ignore[type-arg]
+def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple:  # type: ignore[type-arg]
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     scalar = getattr(types, case.dtype)
     arr = scalar[::1]
@@ -307,9 +308,10 @@ def defined_threads(name: str, threads: int) -> np.ndarray:
     return np.ones(threads, bool)
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_neighbour_primitives(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def test_neighbour_primitives(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     inp = inputs(case, rng)
     dt, ft = np.dtype(case.dtype), np.dtype(case.flag_type)
@@ -319,7 +321,8 @@ def test_neighbour_primitives(case: Case, rng: np.random.Generator) -> None:
     d_flags = cuda.to_device(np.full(len(FLAGS) * n, FLAG_POISON if ft.kind != "b" else False, ft))
     d_sc = cuda.to_device(np.full(len(SCALARS) * tt, poison, dt))
     args = [cuda.to_device(np.asarray(inp[k])) for k in ("x", "preds", "succs", "valid")]
-    make_kernel(case)[TILES, case.block](*args, poison, inp["dshift"], inp["drot"], inp["dbig"], d_out, d_flags, d_sc)
+    kernel = make_kernel(case, dsl=dsl)
+    kernel[TILES, case.block](*args, poison, inp["dshift"], inp["drot"], inp["dbig"], d_out, d_flags, d_sc)
 
     exp_out, exp_flags, exp_sc = expected(case, inp)
     got_out = d_out.copy_to_host().reshape(len(ADJ), TILES, case.tile)
@@ -345,9 +348,9 @@ def test_compute_sanitizer_is_clean(tool: str, rng: np.random.Generator) -> None
     run_clean("tests.gpu.test_family_block_neighbours", tool, "case", len(SANITIZED), rng=rng)
 
 
-def main() -> None:
+def main(*, dsl: Dsl = NUMBA_MLIR) -> None:
     """Run the sanitized cases (each raises on a wrong result) and print ``ALL OK``."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     rng = seed.script_generator()  # the seed the test set (tests/helpers/sanitizer.py)
     for case in SANITIZED:

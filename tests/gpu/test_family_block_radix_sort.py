@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Tile
 
@@ -167,9 +168,9 @@ def k_for(case: Case, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.integers(1, case.tile) if case.tile > 1 else 1, case.tile + 1, -3], np.int64)
 
 
-def make_kernel(case: Case):
+def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):
     """The case's kernel (compiled at its first launch)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -230,9 +231,9 @@ def make_kernel(case: Case):
     return kernel
 
 
-def signature(case: Case) -> tuple:
+def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple:
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     k = getattr(types, case.dtype)[::1]
     v = getattr(types, case.values or "int32")[::1]
@@ -251,8 +252,8 @@ def _bits_equal(got: np.ndarray, expected: np.ndarray, what: str) -> None:
     np.testing.assert_array_equal(got.view(u), np.ascontiguousarray(expected).view(u), err_msg=what)
 
 
-def _launch(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def _launch(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     x, v, ks = keys_for(case, rng), values_for(case), k_for(case, rng)
     begin, end = bit_range(case)
@@ -261,8 +262,9 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
     outs = [_poison(case.dtype, n), _poison(v.dtype.name, n), _poison(case.dtype, n), _poison(second_dtype, n),
             _poison(v.dtype.name, n)]
     d_outs = [cuda.to_device(o) for o in outs]
-    make_kernel(case)[TILES, case.block](cuda.to_device(x), cuda.to_device(v), cuda.to_device(np.array([begin, end],
-                                         np.int32)), cuda.to_device(ks), *d_outs)
+    kernel = make_kernel(case, dsl=dsl)
+    kernel[TILES, case.block](cuda.to_device(x), cuda.to_device(v), cuda.to_device(np.array([begin, end], np.int32)),
+                              cuda.to_device(ks), *d_outs)
     keys_out, values_out, keys2_out, second_out, second_values_out = (d.copy_to_host() for d in d_outs)
 
     tiles, vtiles = x.reshape(TILES, case.tile), v.reshape(TILES, case.tile)
@@ -290,9 +292,10 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
                 _bits_equal(second_values_out[sl][k:], outs[4][sl][k:], f"top_k wrote values past k, {where}")
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_radix_sort(case: Case, rng: np.random.Generator) -> None:
-    _launch(case, rng)
+def test_block_radix_sort(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch(case, rng, dsl=dsl)
 
 
 def test_reference_is_numpys_order_where_numpy_has_cubs(rng: np.random.Generator) -> None:
@@ -313,15 +316,16 @@ def test_reference_is_numpys_order_where_numpy_has_cubs(rng: np.random.Generator
                                   np.array([-np.inf, -1.0, -0.0, 0.0, 1.0, np.inf], np.float32).view(np.uint32))
 
 
-def test_a_tile_over_the_shared_memory_is_refused_at_launch() -> None:
-    from numba_cuda_mlir import cuda
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
+def test_a_tile_over_the_shared_memory_is_refused_at_launch(dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     from cuda.coop.errors import UsageError
 
     case = Case("uint64", "float64", (1024, 1, 1), 16, False, "blocked", "default", "argsort")
     with pytest.raises(UsageError, match=r"needs more than the 48 KiB of shared memory"):
-        make_kernel(case)[1, case.block](*(cuda.to_device(np.zeros(8, np.dtype(str(t.dtype))))
-                                           for t in signature(case)))
+        make_kernel(case, dsl=dsl)[1, case.block](*(cuda.to_device(np.zeros(8, np.dtype(str(t.dtype))))
+                                           for t in signature(case, dsl=dsl)))
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
@@ -374,8 +378,8 @@ def tracked(radix_bits: int, threads: int) -> int:
     return max(1, -(-(1 << radix_bits) // threads))
 
 
-def make_rank_kernel(case: RankCase):
-    from numba_cuda_mlir import cuda
+def make_rank_kernel(case: RankCase, *, dsl: Dsl = NUMBA_MLIR):
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -417,8 +421,8 @@ def make_rank_kernel(case: RankCase):
     return kernel
 
 
-def rank_signature(case: RankCase) -> tuple:
-    from numba_cuda_mlir.numba_cuda import types
+def rank_signature(case: RankCase, *, dsl: Dsl = NUMBA_MLIR) -> tuple:
+    types = dsl.types
 
     i32 = types.int32[::1]
     return (getattr(types, case.dtype)[::1], i32, i32, i32, i32, i32)
@@ -445,8 +449,8 @@ def expected_ranks(tile: np.ndarray, case: RankCase, radix_bits: int, match: boo
     return ranks, prefix
 
 
-def _launch_rank(case: RankCase, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def _launch_rank(case: RankCase, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     proxy = Case(case.dtype, None, case.block, case.ipt, False, "blocked", "default", "argsort")
     x = keys_for(proxy, rng)
@@ -454,8 +458,8 @@ def _launch_rank(case: RankCase, rng: np.random.Generator) -> None:
     outs = [np.full(x.size, -7, np.int32), np.full(TILES * T * b, -7, np.int32), np.full(x.size, -7, np.int32),
             np.full(TILES * T * mb, -7, np.int32)]
     d_outs = [cuda.to_device(o) for o in outs]
-    make_rank_kernel(case)[TILES, case.block](cuda.to_device(x), cuda.to_device(np.array([case.begin, case.end],
-                                              np.int32)), *d_outs)
+    kernel = make_rank_kernel(case, dsl=dsl)
+    kernel[TILES, case.block](cuda.to_device(x), cuda.to_device(np.array([case.begin, case.end], np.int32)), *d_outs)
     ranks, prefix, mranks, mprefix = (d.copy_to_host() for d in d_outs)
     for n, tile in enumerate(x.reshape(TILES, case.tile)):
         sl = slice(n * case.tile, (n + 1) * case.tile)
@@ -472,6 +476,7 @@ def _launch_rank(case: RankCase, rng: np.random.Generator) -> None:
             assert (mranks[sl] == -7).all()
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", RANK_CASES, ids=lambda c: c.id)
-def test_block_radix_rank(case: RankCase, rng: np.random.Generator) -> None:
-    _launch_rank(case, rng)
+def test_block_radix_rank(case: RankCase, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch_rank(case, rng, dsl=dsl)

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Threads
 
@@ -122,9 +123,9 @@ def cases() -> list[Case]:
 CASES = cases()
 
 
-def _run_function(case: Run):  # type: ignore[no-untyped-def]
+def _run_function(case: Run, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """One value dtype's decodes (a device function inlined into its case's kernel)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -183,17 +184,17 @@ def _run_function(case: Run):  # type: ignore[no-untyped-def]
 ARGS = ("values", "lengths", "offsets", "out_a", "rel_a", "out_b", "out_c", "totals")
 
 
-def make_kernel(case: Case | Run):  # type: ignore[no-untyped-def]
+def make_kernel(case: Case | Run, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The case's kernel (compiled at its first launch): for each run, in turn, its ``ARGS``. A ``Run`` alone makes a
     kernel of that run only."""
     import linecache
 
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     runs = case.run_list if isinstance(case, Case) else (case,)
     env, args, lines = {}, [], []
     for k, run in enumerate(runs):
-        env[f"decode{k}"] = _run_function(run)
+        env[f"decode{k}"] = _run_function(run, dsl=dsl)
         names = [f"{a}{k}" for a in ARGS]
         args += names
         lines.append(f"    decode{k}({', '.join(names)})")
@@ -205,9 +206,9 @@ def make_kernel(case: Case | Run):  # type: ignore[no-untyped-def]
     return cuda.jit(env[name])
 
 
-def signature(case: Case | Run) -> tuple:
+def signature(case: Case | Run, *, dsl: Dsl = NUMBA_MLIR) -> tuple:
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     sig: list = []
     for run in case.run_list if isinstance(case, Case) else (case,):
@@ -231,8 +232,8 @@ def inputs(case: Run, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray,
     return values.reshape(-1), lengths.astype(lt).reshape(-1), offsets.astype(ot).reshape(-1)
 
 
-def _launch(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def _launch(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     args, checks = [], []
     for run in case.run_list:
@@ -247,7 +248,7 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
         args += [cuda.to_device(values), cuda.to_device(lengths), cuda.to_device(offsets), outs[0], rel, outs[1],
                  outs[2], totals]
         checks.append((run, values, lengths, poison_v, poison_r, outs, rel, totals))
-    make_kernel(case)[TILES, case.block](*args)
+    make_kernel(case, dsl=dsl)[TILES, case.block](*args)
     for check in checks:
         _check(*check)
 
@@ -275,9 +276,10 @@ def _check(run: Run, values, lengths, poison_v, poison_r, outs, rel, totals) -> 
         np.testing.assert_array_equal(got[2][t], first, err_msg=f"{what} block {t}: first window")
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_block_run_length_decode(case: Case, rng: np.random.Generator) -> None:
-    _launch(case, rng)
+def test_block_run_length_decode(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch(case, rng, dsl=dsl)
 
 
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])

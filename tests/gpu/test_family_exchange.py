@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Threads, Tile
 
@@ -120,11 +121,11 @@ def warp_matrix() -> list[WarpCase]:
 WARP_MATRIX = warp_matrix()
 
 
-def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
+def _block_body(case: BlockCase, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The device function running every BlockExchange method on one dtype's tile (specialised per dtype), each
     result stored in its arrangement (the warp-striped methods only where the block is made of whole warps:
     elsewhere they are refused)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -190,15 +191,15 @@ def _block_body(case: BlockCase):  # type: ignore[no-untyped-def]
     return body, warp_striped
 
 
-def make_block_kernel(case: BlockCase, *, whole_warps: bool | None = None):  # type: ignore[no-untyped-def]
+def make_block_kernel(case: BlockCase, *, whole_warps: bool | None = None, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The case's kernel (compiled at its first launch): arguments ``perm, keep``, then for each of ``case.dtypes``
     its input and the ``BLOCK_OUTPUTS``; one call of the device functions per dtype. ``whole_warps`` (default: the
     block's) includes the warp-striped methods."""
     import linecache
 
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
-    body, warp_striped = _block_body(case)
+    body, warp_striped = _block_body(case, dsl=dsl)
     ws = case.whole_warps if whole_warps is None else whole_warps
     args, lines = ["perm", "keep"], []
     for k in range(len(case.dtypes)):
@@ -217,9 +218,9 @@ def make_block_kernel(case: BlockCase, *, whole_warps: bool | None = None):  # t
     return cuda.jit(env[name])
 
 
-def make_warp_kernel(case: WarpCase):
+def make_warp_kernel(case: WarpCase, *, dsl: Dsl = NUMBA_MLIR):
     """The case's kernel: every WarpExchange method (smem) and the shuffle transposes (W items)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -264,8 +265,8 @@ def make_warp_kernel(case: WarpCase):
     return kernel
 
 
-def block_signature(case: BlockCase) -> tuple:
-    from numba_cuda_mlir.numba_cuda import types
+def block_signature(case: BlockCase, *, dsl: Dsl = NUMBA_MLIR) -> tuple:
+    types = dsl.types
 
     sig: list = [types.int32[::1], types.uint8[::1]]
     for dtype in case.dtypes:
@@ -273,8 +274,8 @@ def block_signature(case: BlockCase) -> tuple:
     return tuple(sig)
 
 
-def warp_signature(case: WarpCase) -> tuple:
-    from numba_cuda_mlir.numba_cuda import types
+def warp_signature(case: WarpCase, *, dsl: Dsl = NUMBA_MLIR) -> tuple:
+    types = dsl.types
 
     data = getattr(types, case.dtype)[::1]
     return (data, data, types.int16[::1], *([data] * len(WARP_OUTPUTS)))
@@ -292,9 +293,10 @@ def _scattered(x: np.ndarray, perm: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
-def test_block_exchange(case: BlockCase, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def test_block_exchange(case: BlockCase, rng: np.random.Generator, dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     n = GRID * case.tile
     perm = _permutations(rng, GRID, case.tile)
@@ -306,7 +308,7 @@ def test_block_exchange(case: BlockCase, rng: np.random.Generator) -> None:
         outs = {name: cuda.to_device(np.full(n, poison, dtype=dtype)) for name in BLOCK_OUTPUTS}
         args += [cuda.to_device(x), *outs.values()]
         runs.append((dtype, x, poison, outs))
-    make_block_kernel(case)[GRID, case.block](*args)
+    make_block_kernel(case, dsl=dsl)[GRID, case.block](*args)
     scattered_at = _scattered(np.arange(n), perm, case.tile)  # the source index of each scattered position
     offsets = np.repeat(np.arange(GRID) * case.tile, case.tile)
     kept = offsets[keep != 0] + perm[keep != 0]  # the positions that received an item
@@ -324,9 +326,10 @@ def test_block_exchange(case: BlockCase, rng: np.random.Generator) -> None:
             assert_bits_equal(got[name][kept], scattered[kept], f"{what}: {name}")
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", WARP_MATRIX, ids=lambda c: c.id)
-def test_warp_exchange(case: WarpCase, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def test_warp_exchange(case: WarpCase, rng: np.random.Generator, dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     n, ns = GRID * case.threads * case.ipt, GRID * case.threads * case.width
     x, xs = random_values(rng, case.dtype, n), random_values(rng, case.dtype, ns)
@@ -335,7 +338,7 @@ def test_warp_exchange(case: WarpCase, rng: np.random.Generator) -> None:
     poison = sentinels(case.dtype)[0]
     outs = {name: cuda.to_device(np.full(ns if name.startswith("sh") else n, poison, dtype=case.dtype))
             for name in WARP_OUTPUTS}
-    kernel = make_warp_kernel(case)
+    kernel = make_warp_kernel(case, dsl=dsl)
     kernel[GRID, case.block](cuda.to_device(x), cuda.to_device(xs), cuda.to_device(perm), *outs.values())
     got = {name: arr.copy_to_host() for name, arr in outs.items()}
     assert_bits_equal(got["b2s"], x, f"{case.id}: blocked_to_striped")
@@ -345,8 +348,9 @@ def test_warp_exchange(case: WarpCase, rng: np.random.Generator) -> None:
     assert_bits_equal(got["sh_s2b"], xs, f"{case.id}: shuffle striped_to_blocked")
 
 
-def test_warp_striped_refused_at_launch_for_partial_warps() -> None:
-    from numba_cuda_mlir import cuda
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
+def test_warp_striped_refused_at_launch_for_partial_warps(dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     from cuda.coop.errors import UsageError
 
@@ -356,7 +360,8 @@ def test_warp_striped_refused_at_launch_for_partial_warps() -> None:
             cuda.to_device(np.zeros(n, np.int32))]
     outs = [cuda.to_device(np.full(n, -7, np.int32)) for _ in BLOCK_OUTPUTS]
     with pytest.raises(UsageError, match=r"needs whole warps: a block size that is a multiple of 32 threads"):
-        make_block_kernel(case, whole_warps=True)[GRID, case.block](*args, *outs)  # the warp-striped calls on 33
+        kernel = make_block_kernel(case, whole_warps=True, dsl=dsl)
+        kernel[GRID, case.block](*args, *outs)  # the warp-striped calls on 33
         cuda.synchronize()
     assert all((o.copy_to_host() == -7).all() for o in outs), "a refused kernel ran"
 

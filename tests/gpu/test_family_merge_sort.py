@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Threads
 
@@ -125,13 +126,13 @@ def oob_keys(dtype: str) -> tuple[np.generic, np.generic]:
     return dt.type(info.max), dt.type(info.min)
 
 
-def make_kernel(case: Case):  # type: ignore[no-untyped-def]
+def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch).
 
     Arguments: ``keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out``; the outputs hold one
     segment of ``tiles * tile`` items per sort of :data:`SORTS`.
     """
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -236,9 +237,9 @@ def make_kernel(case: Case):  # type: ignore[no-untyped-def]
     return warp_kernel if W else block_kernel
 
 
-def signature(case: Case) -> tuple[object, ...]:
+def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple[object, ...]:
     """The kernel's argument types, for ``compile_kernel`` in the compile tier."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     kt, vt = getattr(types, case.dtype), getattr(types, case.values or "int32")
     return (kt[::1], vt[::1], types.int64[::1], kt, kt, kt[::1], vt[::1])
@@ -300,8 +301,8 @@ def check(case: Case, keys: np.ndarray, values: np.ndarray, valid: np.ndarray, g
                 assert_bits_equal(v_out, v_in[order], what + " values")
 
 
-def _launch(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def _launch(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     keys, values = inputs(case, rng)
     valid = valid_counts(case)
@@ -310,7 +311,7 @@ def _launch(case: Case, rng: np.random.Generator) -> None:
     size = len(SORTS) * keys.size
     d_keys = cuda.to_device(np.full(size, poison_k, keys.dtype))
     d_values = cuda.to_device(np.full(size, -7, values.dtype))
-    make_kernel(case)[case.grid, case.block](
+    make_kernel(case, dsl=dsl)[case.grid, case.block](
         cuda.to_device(keys), cuda.to_device(values), cuda.to_device(valid), oob_lt, oob_gt, d_keys, d_values
     )
     got_v = d_values.copy_to_host() if case.values else None
@@ -338,18 +339,21 @@ def test_the_reference_is_numpys_stable_sort() -> None:
     assert reference_order("lt", keys).tolist() == [1, 4, 2, 0, 3]
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: c.id)
-def test_block_merge_sort(case: Case, rng: np.random.Generator) -> None:
-    _launch(case, rng)
+def test_block_merge_sort(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch(case, rng, dsl=dsl)
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", WARP_CASES, ids=lambda c: c.id)
-def test_warp_merge_sort(case: Case, rng: np.random.Generator) -> None:
-    _launch(case, rng)
+def test_warp_merge_sort(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    _launch(case, rng, dsl=dsl)
 
 
-def test_a_block_that_is_not_a_power_of_two_is_refused_at_launch() -> None:
-    from numba_cuda_mlir import cuda
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
+def test_a_block_that_is_not_a_power_of_two_is_refused_at_launch(dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     import cuda.coop as coop
     from cuda.coop.errors import UsageError

@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 
 from tests.gpu._data import DTYPES, assert_bits_equal, random_values, sentinels
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.sanitizer import run_clean
 from tests.helpers.shapes import Threads
 
@@ -116,9 +117,9 @@ def group_id(group: tuple[Case, ...]) -> str:
     return f"{'x'.join(map(str, group[0].block))}-ipt{group[0].ipt}{part}"
 
 
-def _run_function(case: Case):  # type: ignore[no-untyped-def]
+def _run_function(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The device function of one run (inlined into its group's kernel)."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -193,16 +194,16 @@ def _run_function(case: Case):  # type: ignore[no-untyped-def]
     return run
 
 
-def make_kernel(group: tuple[Case, ...]):  # type: ignore[no-untyped-def]
+def make_kernel(group: tuple[Case, ...], *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
     """The group's kernel (compiled at its first launch): for each run, in turn, ``xf, xp, n, oob, fill`` and the
     ``OUTPUTS``."""
     import linecache
 
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     env, args, lines = {}, [], []
     for k, case in enumerate(group):
-        env[f"run{k}"] = _run_function(case)
+        env[f"run{k}"] = _run_function(case, dsl=dsl)
         names = [f"{a}{k}" for a in ("xf", "xp", "n", "oob", "fill", *OUTPUTS)]
         args += names
         lines.append(f"    run{k}({', '.join(names)})")
@@ -214,9 +215,9 @@ def make_kernel(group: tuple[Case, ...]):  # type: ignore[no-untyped-def]
     return cuda.jit(env[name])
 
 
-def signature(group: tuple[Case, ...]) -> tuple:
+def signature(group: tuple[Case, ...], *, dsl: Dsl = NUMBA_MLIR) -> tuple:
     """The kernel's argument types, for ``compile_kernel`` (compile tier)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     sig: list = []
     for case in group:
@@ -254,9 +255,10 @@ def expected_outputs(case: Case, xf: np.ndarray, xp: np.ndarray, oob: np.generic
     return {k: np.concatenate(v).astype(xf.dtype) for k, v in out.items()}
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("group", GROUPS, ids=group_id)
-def test_warp_load_store(group: tuple[Case, ...], rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def test_warp_load_store(group: tuple[Case, ...], rng: np.random.Generator, dsl: Dsl) -> None:
+    cuda = dsl.cuda
 
     args, runs = [], []
     for case in group:
@@ -269,7 +271,7 @@ def test_warp_load_store(group: tuple[Case, ...], rng: np.random.Generator) -> N
         d_out = {k: cuda.to_device(np.full(len(ALGORITHMS) * case.total, poison, dt)) for k in OUTPUTS}
         args += [cuda.to_device(xf), cuda.to_device(xp), case.n, oob, fill, *d_out.values()]
         runs.append((case, expected_outputs(case, xf, xp, oob, fill, poison), d_out))
-    make_kernel(group)[GRID, group[0].block](*args)
+    make_kernel(group, dsl=dsl)[GRID, group[0].block](*args)
     for case, expected, d_out in runs:
         for name in OUTPUTS:
             got = d_out[name].copy_to_host()
@@ -289,9 +291,9 @@ def test_reference_arrangements() -> None:
 SHIFT_W, SHIFT_IPT, SHIFT_T = 8, 4, 64
 
 
-def make_shift_kernel():
+def make_shift_kernel(*, dsl: Dsl = NUMBA_MLIR):
     """Copy with ``"vectorize"``, every warp's tile starting ``shift`` items past the aligned position."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
 
@@ -307,26 +309,28 @@ def make_shift_kernel():
     return kernel
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("shift", [0, 1, 3])
-def test_vectorize_at_any_alignment(shift: int, rng: np.random.Generator) -> None:
+def test_vectorize_at_any_alignment(shift: int, rng: np.random.Generator, dsl: Dsl) -> None:
     """``"vectorize"`` takes vector loads and stores only where the warp's tile is aligned for them and falls back to
     element-wise ones elsewhere: tiles that start ``shift`` items past an aligned address move exactly."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     total = GRID * SHIFT_T * SHIFT_IPT
     poison = sentinels("int32")[0]
     x = random_values(rng, "int32", total + 4)
     y = cuda.to_device(np.full(total + 4, poison, np.int32))
-    make_shift_kernel()[GRID, SHIFT_T](cuda.to_device(x), y, shift)
+    make_shift_kernel(dsl=dsl)[GRID, SHIFT_T](cuda.to_device(x), y, shift)
     expected = np.full(total + 4, poison, np.int32)
     expected[shift : shift + total] = x[shift : shift + total]
     assert_bits_equal(y.copy_to_host(), expected, f"vectorize shifted by {shift}")
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize(("threads", "block"), [(32, (33, 1, 1)), (8, (4, 3, 1)), (64, (64, 1, 1))])
-def test_refused_logical_warps(threads: int, block: tuple[int, int, int]) -> None:
+def test_refused_logical_warps(threads: int, block: tuple[int, int, int], dsl: Dsl) -> None:
     """A logical warp that does not divide the block (or exceeds 32 threads) is a UsageError naming threads=."""
-    from numba_cuda_mlir import cuda
+    cuda = dsl.cuda
 
     import cuda.coop as coop
     from cuda.coop.errors import UsageError

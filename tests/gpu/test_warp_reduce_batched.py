@@ -33,6 +33,7 @@ import pytest
 
 from tests.gpu._data import random_values, sentinels
 from tests.gpu.test_dtypes import from_bfloat16_bits, host_values, to_bfloat16_bits
+from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
 from tests.helpers.shapes import Threads
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32",
@@ -223,26 +224,26 @@ def user_add(a, b):
     return a + b
 
 
-def _numba_types(dtype: str) -> tuple[Any, Any]:
+def _numba_types(dtype: str, *, dsl: Dsl = NUMBA_MLIR) -> tuple[Any, Any]:
     """(item type, element type of the kernel's arrays)."""
-    from numba_cuda_mlir.numba_cuda import types
+    types = dsl.types
 
     return getattr(types, dtype), getattr(types, _device_type(dtype))
 
 
-def signature(case: Case) -> tuple[Any, ...]:
-    _, elem = _numba_types(case.dtype)
+def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple[Any, ...]:
+    _, elem = _numba_types(case.dtype, dsl=dsl)
     return (elem[::1], elem[::1])
 
 
-def make_kernel(case: Case) -> Any:
+def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> Any:
     """``k(x, out)``: each thread's B items from ``x``, its result(s) to ``out[g*M : g*M+M]``."""
-    from numba_cuda_mlir import cuda
-    from numba_cuda_mlir.numba_cuda.bf16 import bfloat16_as_ushort, ushort_as_bfloat16
+    cuda = dsl.cuda
+    bfloat16_as_ushort, ushort_as_bfloat16 = dsl.bf16.bfloat16_as_ushort, dsl.bf16.ushort_as_bfloat16
 
     import cuda.coop as coop
 
-    item, _ = _numba_types(case.dtype)
+    item, _ = _numba_types(case.dtype, dsl=dsl)
     B, M, LW, ARR, SYNC = case.batches, case.per_lane, case.lanes, case.arrangement, case.sync
     bx, by, _bz = case.block
     threads = case.threads
@@ -272,20 +273,21 @@ def make_kernel(case: Case) -> Any:
     return kernel
 
 
-def run(case: Case, rng: np.random.Generator) -> None:
-    from numba_cuda_mlir import cuda
+def run(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> None:
+    cuda = dsl.cuda
 
     x = inputs(case, rng)
     out = cuda.to_device(poison(case))
     x_dev = to_bfloat16_bits(x) if case.dtype == "bfloat16" else x
-    make_kernel(case)[GRID, case.block](cuda.to_device(x_dev), out)
+    make_kernel(case, dsl=dsl)[GRID, case.block](cuda.to_device(x_dev), out)
     got = out.copy_to_host()
     check(case, from_bfloat16_bits(got) if case.dtype == "bfloat16" else got, x)
 
 
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_warp_reduce_batched(case: Case, rng: np.random.Generator) -> None:
-    run(case, rng)
+def test_warp_reduce_batched(case: Case, rng: np.random.Generator, dsl: Dsl) -> None:
+    run(case, rng, dsl=dsl)
 
 
 def test_cases_cover_every_axis() -> None:

@@ -55,7 +55,7 @@ def functions(listing: str) -> Listings:
 
 def disassemble(cubin: bytes, tmp: Path, name: str) -> Listings:
     """:func:`functions` of a cubin (written to ``tmp/<name>.cubin`` for nvdisasm from the NVIDIA wheels)."""
-    from cuda.coop.numba_mlir._inspect import _tool
+    from cuda.coop._numba._inspect import _tool
 
     path = tmp / f"{name}.cubin"
     path.write_bytes(cubin)

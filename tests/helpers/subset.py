@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["Axis", "axis_values", "covering", "missing_values"]
+__all__ = ["Axis", "axis_values", "block_rank", "covering", "missing_values"]
 
 T = TypeVar("T")
 Axis = str | Callable[[Any], Hashable]
@@ -33,6 +33,11 @@ def _name(axis: Axis, index: int) -> str:
 def _values(case: Any, axis: Axis) -> tuple[Hashable, ...]:
     value = getattr(case, axis) if isinstance(axis, str) else axis(case)
     return tuple(value) if isinstance(value, list | frozenset | set) else (value,)
+
+
+def block_rank(case: Any) -> int:
+    """The rank of a case's block (1, 2 or 3): how many of its dimensions are over 1 (an axis for :func:`covering`)."""
+    return max(1, sum(d > 1 for d in case.block))
 
 
 def axis_values(cases: Iterable[Any], axes: Sequence[Axis]) -> set[tuple[int, Hashable]]:

@@ -131,15 +131,21 @@ def test_cccl_pin_is_the_pip_builds_cccl(recipe: dict[str, Any]) -> None:
 
 
 def test_run_requirements(recipe: dict[str, Any]) -> None:
+    """Each DSL backend is a run constraint in step with its extras (and with its integration's version gate)."""
+    from cuda.coop._registration import _BACKENDS
+
     requirements = recipe["requirements"]
     assert requirements["run"] == [f"python >={_python_min()}"]
-    pip_specs = {
-        re.sub(r"^numba-cuda-mlir\[\w+\]", "", r)
-        for extra in PYPROJECT["project"]["optional-dependencies"].values()
-        for r in extra if r.startswith("numba-cuda-mlir")
-    }
-    assert pip_specs == {">=0.5.0,<0.6"}
-    assert requirements["run_constrained"] == [f"numba-cuda-mlir {pip_specs.pop()}"]
+    constrained = []
+    for backend in sorted(_BACKENDS.values(), key=lambda b: b.distribution, reverse=True):
+        pip_specs = {
+            re.sub(rf"^{re.escape(backend.distribution)}\[\w+\]", "", r)
+            for extra in PYPROJECT["project"]["optional-dependencies"].values()
+            for r in extra if re.match(rf"{re.escape(backend.distribution)}\[", r)
+        }
+        assert pip_specs == {backend.supported}, backend.name
+        constrained.append(f"{backend.distribution} {backend.supported}")
+    assert requirements["run_constrained"] == constrained
 
 
 def test_about_names_both_licenses(recipe: dict[str, Any]) -> None:

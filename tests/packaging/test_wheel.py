@@ -47,9 +47,11 @@ def test_no_base_dependencies_and_extras(wheel: zipfile.ZipFile) -> None:
     requires = fields.get_all("Requires-Dist") or []
     assert all("extra ==" in r for r in requires), requires
     extras = set(fields.get_all("Provides-Extra") or [])
-    assert {"numba-cuda-mlir-cu13", "numba-cuda-mlir-cu12", "test"} <= extras
+    assert {"numba-cuda-mlir-cu13", "numba-cuda-mlir-cu12", "numba-cuda-cu13", "numba-cuda-cu12", "test"} <= extras
     ncm = [r for r in requires if r.startswith("numba-cuda-mlir")]
     assert ncm and all(">=0.5.0" in r and "<0.6" in r for r in ncm), ncm
+    nc = [r for r in requires if r.startswith("numba-cuda[")]
+    assert len(nc) == 2 and all(">=0.30.0" in r and "<0.31" in r for r in nc), nc
 
 
 def test_namespace_package_is_not_shipped(wheel: zipfile.ZipFile) -> None:

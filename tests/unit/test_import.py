@@ -46,3 +46,20 @@ def test_configuration_modules_import_nothing_heavy(module: str) -> None:
     loaded = _loaded_after(f"import {module}")
     assert loaded == {"modules": [], "libraries": []}, f"{module} imports {loaded} at import time"
     assert not any(m.startswith(HEAVY) for m in loaded["modules"])
+
+
+def test_activating_the_integrations_loads_no_compiler_library() -> None:
+    """With the DSLs installed, ``import cuda.coop`` activates them but loads no NVRTC, nvJitLink or libNVVM: the
+    toolkit is resolved (a conda environment's first) when cuda-coop first compiles; a library loaded earlier would
+    win."""
+    code = (
+        "import re, json, sys\n"
+        "import cuda.coop as coop\n"
+        "maps = open('/proc/self/maps').read() if sys.platform == 'linux' else ''\n"
+        "print(json.dumps({'active': sorted(n for n, s in coop.backend_status().items() if s.active),\n"
+        "                  'libraries': sorted(set(re.findall(r'lib(?:nvrtc|nvJitLink|nvvm)[^/\\\\s]*', maps)))}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDA_COOP_")}
+    out = json.loads(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                    env=env).stdout)
+    assert out["libraries"] == [], out

@@ -6,13 +6,16 @@ import importlib
 
 import pytest
 
-PUBLIC_MODULES = ["cuda.coop", "cuda.coop.errors", "cuda.coop.block", "cuda.coop.warp", "cuda.coop.numba_mlir"]
+PUBLIC_MODULES = ["cuda.coop", "cuda.coop.errors", "cuda.coop.block", "cuda.coop.warp", "cuda.coop.numba_mlir",
+                  "cuda.coop.numba_cuda"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_MODULES)
 def test_dir_is_all(name: str) -> None:
     if name.endswith("numba_mlir"):
         pytest.importorskip("numba_cuda_mlir", reason="cuda.coop.numba_mlir needs the numba-cuda-mlir extra")
+    if name.endswith("numba_cuda"):
+        pytest.importorskip("numba_cuda", reason="cuda.coop.numba_cuda needs the numba-cuda extra")
     module = importlib.import_module(name)
     assert dir(module) == sorted(module.__all__)
     for attr in module.__all__:

@@ -66,15 +66,26 @@ def test_incompatible_version_warns_on_auto_and_raises_when_explicit(fake_backen
 
 
 def test_unknown_backend_name(fresh_status) -> None:
-    with pytest.raises(BackendError, match="unknown cuda-coop backend 'numba'; known: numba_mlir"):
+    with pytest.raises(BackendError, match="unknown cuda-coop backend 'numba'; known: numba_cuda, numba_mlir"):
         _registration.register("numba")
 
 
 def test_disabled_auto_registration_is_reported(fresh_status, monkeypatch) -> None:
     monkeypatch.setenv("CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION", " Yes ")
     _registration.auto_register()
-    status = _registration.backend_status()["numba_mlir"]
-    assert not status.active and "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION" in status.reason
+    for name in ("numba_mlir", "numba_cuda"):  # one switch for every backend
+        status = _registration.backend_status()[name]
+        assert not status.active and "CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION" in status.reason
+        assert f"cuda.coop.register({name!r})" in status.reason
+
+
+def test_a_numba_cuda_without_the_launch_configuration_api_is_refused_clearly(fresh_status, monkeypatch) -> None:
+    """numba-cuda 0.29 and older have no numba.cuda.launchconfig: the block shape cannot come from the launch."""
+    monkeypatch.setattr(_registration.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(_registration.importlib.metadata, "version", lambda dist: "0.29.0")
+    with pytest.raises(BackendError, match=r"cuda.coop.numba_cuda needs numba-cuda>=0\.30\.0,<0\.31, found 0\.29\.0; "
+                                           r"pip install \"cuda-coop\[numba-cuda-cu13\]\""):
+        _registration.register("numba_cuda")
 
 
 needs_backend = pytest.mark.skipif(
@@ -114,6 +125,34 @@ def test_diagnostics_show_the_integration() -> None:
     proc = _python("from cuda.coop._cli import main; raise SystemExit(main(['--json']))")
     backends = json.loads(proc.stdout)["backends"]
     assert backends["numba_mlir"]["active"] is True
+    numba_cuda = _registration._check(_registration._BACKENDS["numba_cuda"])
+    assert backends["numba_cuda"]["active"] is (numba_cuda[1] is None)  # both listed; active where installed
+    assert backends["numba_cuda"]["version"] == numba_cuda[0]
+
+
+needs_numba_cuda = pytest.mark.skipif(
+    _registration._check(_registration._BACKENDS["numba_cuda"])[1] is not None,
+    reason="needs the numba-cuda extra (a supported numba-cuda)",
+)
+
+
+@needs_backend
+@needs_numba_cuda
+@pytest.mark.parametrize("action", ["coop.register('numba_cuda')", "import cuda.coop.numba_cuda"])
+def test_numba_cuda_activates_beside_numba_mlir(action: str) -> None:
+    code = f"""
+        import json, sys
+        import cuda.coop as coop
+        {action}
+        st = coop.backend_status()
+        print(json.dumps([st["numba_cuda"].active, st["numba_mlir"].active, "numba_cuda_mlir" in sys.modules]))
+    """
+    disabled = _python(code.replace(action, "pass"), CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION="1")
+    assert json.loads(disabled.stdout) == [False, False, False], disabled.stderr
+    proc = _python(code, CUDA_COOP_DISABLE_AUTO_DSL_REGISTRATION="1")
+    assert json.loads(proc.stdout) == [True, False, False], proc.stderr  # only what was asked for
+    both = _python(code)
+    assert json.loads(both.stdout) == [True, True, True], both.stderr
 
 
 @needs_backend
@@ -169,12 +208,13 @@ def test_version_rule_is_pips(version: str, expected: bool) -> None:
     assert SpecifierSet(backend.supported).contains(parsed, prereleases=True) is expected
 
 
-def test_numba_mlir_seam_uses_the_rule() -> None:
-    """The integration's own import-time gate calls the same function (no second copy of the rule)."""
+@pytest.mark.parametrize("seams", ["numba_mlir/_seams/__init__.py", "numba_cuda/_seams/__init__.py"])
+def test_the_seams_use_the_rule(seams: str) -> None:
+    """Each integration's own import-time gate calls the same function (no second copy of the rule)."""
     from pathlib import Path
 
-    seams = Path(_registration.__file__).resolve().parent / "numba_mlir" / "_seams" / "__init__.py"
-    assert "_backend.supports(VERSION)" in seams.read_text()
+    path = Path(_registration.__file__).resolve().parent / seams
+    assert "_backend.supports(VERSION)" in path.read_text()
 
 
 def test_backend_installed_after_import_is_not_registered_until_register(tmp_path) -> None:

@@ -10,7 +10,7 @@ imported, before any of its modules touches numba-cuda-mlir. What is private her
   its ``.data`` lazily, after the whole kernel body is lowered (one NVRTC call per kernel).
 - ``lowering_utilities.memref_data_pointer`` / ``llvm_ptr_add_bytes`` / ``GEP_DYNAMIC_INDEX`` and
   ``lower_cast``: a tile's ``src[offset]`` is passed as the array's data pointer advanced by ``offset``
-  items (:class:`Advanced`).
+  items (``_numba._call.Advanced``).
 - ``tools.get_gpu_compute_capability``: wrapped to answer a per-thread assumed compute capability.
 - ``MLIRDispatcher._compile_launch_config_signature``: compile for a block shape without launching.
 - ``_whole_function_planners._planner_registry``: registering any planner sends *every* launch
@@ -31,7 +31,6 @@ imported, before any of its modules touches numba-cuda-mlir. What is private her
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import logging
 import sys
@@ -45,9 +44,12 @@ from numba_cuda_mlir import compiler as _compiler
 from numba_cuda_mlir import extending, tools
 from numba_cuda_mlir.numba_cuda import types as _types
 from numba_cuda_mlir.numba_cuda.core import ir as _ir
-from numba_cuda_mlir.numba_cuda.core.ir_utils import mk_unique_var
+from numba_cuda_mlir.numba_cuda.core.ir_utils import build_definitions, mk_unique_var
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR as _LTOIR
+from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
 
+from ..._numba._call import Advanced
+from ..._numba._kernel_provider import LazyData
 from ..._registration import _BACKENDS
 from ...errors import BackendError
 
@@ -65,10 +67,11 @@ if not _backend.supports(VERSION):
 __all__ = [
     "LTOIR",
     "VERSION",
-    "Advanced",
     "WholeFunctionPlanner",
+    "build_definitions",
     "compile_device_ltoir",
     "compile_for_launch",
+    "from_dtype",
     "intrinsic",
     "ir",
     "link_with_short_shared_pointers",
@@ -92,21 +95,8 @@ def type_callable(func: Callable[..., Any]) -> Any:
     return extending.type_callable(func)
 
 
-class LTOIR(_LTOIR):  # type: ignore[misc]  # the name is load-bearing: see the module docstring
+class LTOIR(LazyData, _LTOIR):  # type: ignore[misc]  # the name is load-bearing: see the module docstring
     """A link item whose LTO-IR is produced by ``produce`` the first time ``.data`` is read."""
-
-    def __init__(self, produce: Callable[[], bytes], name: str) -> None:
-        super().__init__(data=b"", name=name)
-        self._produce = produce
-        self._bytes: bytes | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def data(self) -> bytes:
-        with self._lock:
-            if self._bytes is None:
-                self._bytes = self._produce()
-            return self._bytes
 
 
 def target_chip(lower: Any) -> str:
@@ -119,16 +109,6 @@ LAUNCH_OFFSET_IS_ZERO = True
 field is 0 (``cext/launcher/kernel.cpp`` at v0.5.0: ``cuda_arg_i64(0)  // offset``, for both the CUDA array
 interface and DLPack; the data pointer is the view's own): a whole kernel argument's data pointer is its aligned
 pointer, with no offset to load and add. Slices made in the kernel have offsets of their own."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Advanced:
-    """``&array[offset]`` of a 1-D C-contiguous array variable and an integer variable (None: 0), as a C
-    parameter; ``argument``: the array is a whole kernel argument (see :data:`LAUNCH_OFFSET_IS_ZERO`)."""
-
-    array: Any
-    offset: Any = None
-    argument: bool = False
 
 
 def _scalar(element: Any) -> bool:
@@ -198,7 +178,7 @@ def lower_extern_call(
     pointer value ABI).
 
     ``params``: ``(var, numba type, align)`` per C parameter, in order. ``align`` None passes ``var`` by
-    value (an array as its data pointer; an :class:`Advanced` as ``&array[offset]``); an integer stores
+    value (an array as its data pointer; an ``Advanced`` as ``&array[offset]``); an integer stores
     ``var`` in a stack slot of that alignment and passes the slot's address (``const T*``); ``var`` None
     passes an empty slot the callee writes (``T*``, a result). The results are loaded into ``target`` after
     the call (one: its value; several: a tuple); without any, the call returns ``returns`` by value (or
@@ -643,39 +623,6 @@ def register_isolated_planner(planner_cls: type, wants: Callable[[Any], bool]) -
     registry.register(planner_cls)
 
 
-def callee_values(func_ir: Any) -> Iterator[Any]:
-    """Every Python value that a call's callee in ``func_ir`` may statically name.
-
-    Follows globals, free variables, constants, copies and attribute chains over *all* of a
-    variable's definitions, from definitions rebuilt from the blocks (``func_ir`` is not changed):
-    a superset of what ``func_ir.get_definition`` resolves once numba-cuda-mlir has repaired the IR.
-    """
-    from numba_cuda_mlir.numba_cuda.core.ir_utils import build_definitions
-
-    definitions = build_definitions(func_ir.blocks)
-
-    def values(var: Any, seen: frozenset[str]) -> Iterator[Any]:
-        if var.name in seen or len(seen) > 32:
-            return
-        seen = seen | {var.name}
-        for d in definitions.get(var.name, ()):
-            if isinstance(d, _ir.Var):
-                yield from values(d, seen)
-            elif isinstance(d, _ir.Global | _ir.FreeVar | _ir.Const):
-                yield d.value
-            elif isinstance(d, _ir.Expr) and d.op == "getattr":
-                for base in values(d.value, seen):
-                    try:
-                        yield getattr(base, d.attr)
-                    except Exception:  # an attribute that does not resolve names nothing
-                        continue
-
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, _ir.Assign) and isinstance(stmt.value, _ir.Expr) and stmt.value.op == "call":
-                yield from values(stmt.value.func, frozenset())
-
-
 def kernel_module() -> Any:
     """The ``numba_cuda_mlir.cuda`` module that kernels use (``cuda.threadIdx``, ``cuda.grid``, ...)."""
     from numba_cuda_mlir import cuda as _cuda
@@ -688,10 +635,3 @@ def thread_varying_stubs() -> tuple[Any, ...]:
     from numba_cuda_mlir.numba_cuda import stubs
 
     return (stubs.threadIdx, stubs.laneid)
-
-
-def redefine(func_ir: Any, name: str, old: Any, new: Any) -> None:
-    """Record in ``func_ir``'s definitions that ``name`` is now assigned ``new`` where it was ``old``."""
-    definitions = func_ir._definitions.get(name)
-    if definitions:
-        func_ir._definitions[name] = [new if d is old else d for d in definitions]

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..._numba import _layout
 from ..._provider import _packs
 from ..._provider._cache import DiskCache, default_link_cache
 from ..._provider._key import link_key
@@ -247,11 +248,7 @@ def short_shared_layout() -> str:
     """numba-cuda-mlir's NVPTX data layout with 32-bit shared-memory pointers (``p3``), as nvcc's."""
     from numba_cuda_mlir.lowering_utilities.llvm_utils import NVPTX64_DATALAYOUT
 
-    specs = NVPTX64_DATALAYOUT.split("-")
-    if not any(s.startswith("p3:") for s in specs):
-        generic = next((k for k, s in enumerate(specs) if s.startswith("p:")), 0)
-        specs.insert(generic + 1, "p3:32:32:32")
-    return "-".join(specs)
+    return _layout.short_shared_layout(NVPTX64_DATALAYOUT)
 
 
 @functools.cache
@@ -259,16 +256,7 @@ def layout_ltoir(arch: str) -> bytes:
     """LTO-IR for ``arch`` (``sm_90``, ``sm_90a``, ...) of a module with no code and :func:`short_shared_layout`."""
     from numba_cuda_mlir.numba_cuda.cudadrv import nvvm
 
-    major, minor, debug_major, debug_minor = nvvm.NVVM().get_ir_version()
-    text = (
-        f'target datalayout = "{short_shared_layout()}"\n'
-        'target triple = "nvptx64-nvidia-cuda"\n'
-        "!nvvmir.version = !{!0}\n"
-        f"!0 = !{{i32 {major}, i32 {minor}, i32 {debug_major}, i32 {debug_minor}}}\n"
-    )
-    unit = nvvm.CompilationUnit({"arch": arch.replace("sm_", "compute_", 1), "gen_lto": None})
-    unit.add_module(text.encode())
-    return bytes(unit.compile())
+    return _layout.layout_module(nvvm, short_shared_layout(), arch)
 
 
 @functools.cache

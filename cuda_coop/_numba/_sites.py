@@ -12,18 +12,21 @@ import itertools
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._dsl._primitive import Primitive
 from .._specs import Space
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ._frontend import Frontend
 
 __all__ = ["ArrayOrigin", "CallSite", "KernelPlan", "release", "site"]
 
 
 @dataclass(frozen=True, slots=True)
 class ArrayOrigin:
-    """Where a runtime argument comes from, as far as the kernel's IR shows (see ``_planner._origin``)."""
+    """Where a runtime argument comes from, as far as the kernel's IR shows (see ``_planner.origin``)."""
 
     space: Space | None = None
     """``"global"`` (a kernel argument), ``"shared"`` (a ``cuda.shared.array``) or ``"local"`` (a
@@ -50,8 +53,12 @@ class ArrayOrigin:
 class CallSite:
     """One call of a primitive in one kernel specialisation."""
 
+    frontend: Frontend
+    """The DSL whose kernel makes the call (its numba types type the call)."""
     primitive: Primitive
     block: tuple[int, int, int]
+    arch: str | None
+    """The compile's target (``"sm_90"``) where the planner knows it; None: the DSL decides when it compiles."""
     static: dict[str, Any]
     """Compile-time arguments (given or defaulted), e.g. ``{"algorithm": "transpose"}``."""
     origins: dict[str, ArrayOrigin]
@@ -69,14 +76,18 @@ class CallSite:
 class KernelPlan:
     """The call sites of one kernel compile; typing attaches each site's typed call to it."""
 
-    def __init__(self, block: tuple[int, int, int]) -> None:
+    def __init__(self, frontend: Frontend, block: tuple[int, int, int], arch: str | None = None) -> None:
+        self.frontend = frontend
         self.block = block
+        self.arch = arch
         self.site_ids: list[int] = []
         self.first_use: set[int] = set()
         """Block-scope sites in the kernel's entry block: their barrier depends only on the entry-block
         sites before them (see ``_provider._render``)."""
         self.typed: dict[int, Any] = {}
         self.provider: Any = None
+        self.launch_bounds: int | None = None
+        """Threads per block the kernel is bounded to (the block's, when the kernel set no ``launch_bounds``)."""
 
     def add(self, call_site: CallSite) -> int:
         with _LOCK:

@@ -36,22 +36,23 @@ is the same across the logical warp.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._dsl._primitive import Primitive, primitive_of
 from .._dsl._uniform import is_uniform_stub
 from .._specs import ArgKind, Scope
 from ..errors import UsageError
-from . import _seams
 from ._flow import cfg, control_dependence, reachable, reaching_definitions
-from ._ir import MISSING, dotted, drop_unused_definitions, reads, source_line, static_value
-from ._seams import ir
+from ._ir import MISSING, dotted, drop_unused_definitions, reads, redefine, source_line, static_value
 from ._uniform_groups import Groups, broadcast, group_size
+
+if TYPE_CHECKING:
+    from ._frontend import Frontend
 
 __all__ = ["check_uniform_calls", "rewrite_uniform_calls"]
 
 
-# ``cuda.<name>`` callables by what their result is; any other numba-cuda-mlir callable is
+# ``cuda.<name>`` callables by what their result is; any other callable of the DSL (``Frontend.packages``) is
 # treated as thread-dependent (atomics, shuffles, votes, random numbers, grid(), intrinsics and
 # device functions that were not inlined).
 _UNIFORM_CALLS = ("gridsize", "syncthreads_count", "syncthreads_and", "syncthreads_or")
@@ -61,24 +62,21 @@ _PURE_CALLS = (
     "stcg", "stcs", "stwb", "stwt", "local.array", "local_array", "shared.array", "shared_array",
     "const.array_like",
 )
-_PURE_MODULES = ("numba_cuda_mlir.cuda.libdevice", "numba_cuda_mlir.cuda.fp16",
-                 "numba_cuda_mlir.type_defs.vector_types")
-# The half-precision intrinsics (conversions like ``ushort_as_bfloat16``, arithmetic, comparisons) are
-# pure, except their shuffles and atomics.
-_HALF_MODULES = ("numba_cuda_mlir.numba_cuda._internal.cuda_bf16", "numba_cuda_mlir.numba_cuda._internal.cuda_fp16")
+# The half-precision intrinsics (``Frontend.half_modules``: conversions like ``ushort_as_bfloat16``, arithmetic,
+# comparisons) are pure, except their shuffles and atomics.
 _HALF_VARYING = ("shfl", "atomic")
-_TYPES_MODULE = "numba_cuda_mlir.numba_cuda.types."
 _VARYING_ATTRS = frozenset({"threadIdx", "laneid"})
 
 
 class _Callees:
     """Classifies a kernel's callees: ``"primitive"``, ``"uniform"``, ``"pure"``, ``"varying"``."""
 
-    def __init__(self) -> None:
-        cuda = _seams.kernel_module()
+    def __init__(self, fe: Frontend) -> None:
+        cuda = fe.cuda
+        self.fe = fe
         self.cuda = cuda
-        self.sources = _seams.thread_varying_stubs()
-        self.local_array = {id(_seams.local_array_function()), id(getattr(cuda, "local_array", None))}
+        self.sources = fe.thread_varying
+        self.local_array = {id(cuda.local.array), id(getattr(cuda, "local_array", None))}
 
         def lookup(name: str) -> Any:
             obj = cuda
@@ -96,19 +94,20 @@ class _Callees:
             return "primitive"
         if id(obj) in self.uniform or is_uniform_stub(obj):
             return "uniform"
+        fe = self.fe
         module = str(getattr(obj, "__module__", "") or "")
         name = str(getattr(obj, "__name__", "")).lower()
-        half = module in _HALF_MODULES and not any(word in name for word in _HALF_VARYING)
-        cast = module.startswith(_TYPES_MODULE)  # types.int32(n): a conversion
-        if id(obj) in self.pure or module in _PURE_MODULES or half or cast:
+        half = module in fe.half_modules and not any(word in name for word in _HALF_VARYING)
+        cast = module.startswith(fe.types_modules)  # types.int32(n): a conversion
+        if id(obj) in self.pure or module in fe.pure_modules or half or cast:
             return "pure"
         modules = (str(getattr(obj, "__module__", "") or ""), type(obj).__module__)
-        if any(m.startswith("numba_cuda_mlir") for m in modules):
+        if any(m.startswith(fe.packages) for m in modules):
             return "varying"
         return "pure"  # Python builtins, math, NumPy: the result varies only if an argument does
 
 
-def _written(prim: Primitive, call: Any) -> list[Any]:
+def _written(ir: Any, prim: Primitive, call: Any) -> list[Any]:
     """The arguments of a primitive call that it may fill with per-thread data.
 
     Outputs, arrays CUB updates in place, writable pointers and callback states; an omitted
@@ -138,16 +137,17 @@ def _written(prim: Primitive, call: Any) -> list[Any]:
 class _Analysis:
     """Which definitions hold thread-dependent values, and which blocks only some threads run."""
 
-    def __init__(self, func_ir: Any, asserted: Iterable[Any]) -> None:
+    def __init__(self, fe: Frontend, func_ir: Any, asserted: Iterable[Any]) -> None:
+        self.ir = fe.ir
         self.func_ir = func_ir
         self.blocks: dict[int, Any] = dict(func_ir.blocks)
-        self.callees = _Callees()
+        self.callees = _Callees(fe)
         self.asserted = {id(s) for s in asserted}
         self.defs: list[Any] = []
         self.def_ids: dict[int, int] = {}
         for block in self.blocks.values():
             for stmt in block.body:
-                if isinstance(stmt, ir.Assign):
+                if isinstance(stmt, self.ir.Assign):
                     self.def_ids[id(stmt)] = len(self.defs)
                     self.defs.append(stmt)
         self.uses = self._reaching_definitions()
@@ -168,21 +168,23 @@ class _Analysis:
 
     # --- structure -----------------------------------------------------------------------------
 
-    @staticmethod
-    def _is_call(value: Any) -> bool:
-        return isinstance(value, ir.Expr) and value.op == "call"
+    def _is_call(self, value: Any) -> bool:
+        return isinstance(value, self.ir.Expr) and value.op == "call"
+
+    def _static(self, var: Any) -> Any:
+        return static_value(self.ir, self.func_ir, var)
 
     def _call_kind(self, call: Any) -> str:
-        return self.callees.kind(static_value(self.func_ir, call.func))
+        return self.callees.kind(self._static(call.func))
 
     def _reaching_definitions(self) -> dict[int, dict[str, frozenset[int]]]:
         """For each statement, the definitions that may reach each variable it reads."""
         uses: dict[int, dict[str, frozenset[int]]] = {}
-        for label, current in reaching_definitions(self.blocks, self.def_ids).items():
+        for label, current in reaching_definitions(self.ir, self.blocks, self.def_ids).items():
             for stmt in self.blocks[label].body:
-                read = reads(stmt.value if isinstance(stmt, ir.Assign) else stmt)
+                read = reads(self.ir, stmt.value if isinstance(stmt, self.ir.Assign) else stmt)
                 uses[id(stmt)] = {v.name: current.get(v.name, frozenset()) for v in read}
-                if isinstance(stmt, ir.Assign):
+                if isinstance(stmt, self.ir.Assign):
                     current[stmt.target.name] = frozenset({self.def_ids[id(stmt)]})
         return uses
 
@@ -191,16 +193,16 @@ class _Analysis:
         roots: dict[int, frozenset[int]] = {}
         for d, stmt in enumerate(self.defs):
             value = stmt.value
-            if self._is_call(value) and id(static_value(self.func_ir, value.func)) in self.callees.local_array:
+            if self._is_call(value) and id(self._static(value.func)) in self.callees.local_array:
                 roots[d] = frozenset({d})
         changed = True
         while changed:
             changed = False
             for d, stmt in enumerate(self.defs):
                 value = stmt.value
-                if isinstance(value, ir.Var):
+                if isinstance(value, self.ir.Var):
                     base = value
-                elif isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem", "getattr", "cast"):
+                elif isinstance(value, self.ir.Expr) and value.op in ("getitem", "static_getitem", "getattr", "cast"):
                     base = value.value
                 else:
                     continue
@@ -237,35 +239,35 @@ class _Analysis:
     def _source(self, stmt: Any) -> str | None:
         """Why the value ``stmt`` assigns differs between threads, or None if it is uniform."""
         value, where = stmt.value, source_line(stmt.loc)
-        if isinstance(value, ir.Global | ir.FreeVar):
+        if isinstance(value, self.ir.Global | self.ir.FreeVar):
             source = any(value.value is s for s in self.callees.sources)
             return f"cuda.{value.value.__name__} at {where}" if source else None
-        if not isinstance(value, ir.Expr):
-            return self._first(stmt, reads(value))  # copies; arguments and constants read nothing
+        if not isinstance(value, self.ir.Expr):
+            return self._first(stmt, reads(self.ir, value))  # copies; arguments and constants read nothing
         cuda = self.callees.cuda
-        if value.op == "getattr" and value.attr in _VARYING_ATTRS and static_value(self.func_ir, value.value) is cuda:
+        if value.op == "getattr" and value.attr in _VARYING_ATTRS and self._static(value.value) is cuda:
             return f"cuda.{value.attr} at {where}"
         if value.op == "call":
             return self._call_source(stmt, value, where)
         if value.op in ("getitem", "static_getitem", "typed_getitem"):
             index = value.index if value.op != "static_getitem" else value.index_var
-            return self._first(stmt, [v for v in (value.value, index) if isinstance(v, ir.Var)], contents=True)
-        return self._first(stmt, reads(value))
+            return self._first(stmt, [v for v in (value.value, index) if isinstance(v, self.ir.Var)], contents=True)
+        return self._first(stmt, reads(self.ir, value))
 
     def _call_source(self, stmt: Any, call: Any, where: str) -> str | None:
         kind = self.kinds[id(stmt)]
         if kind == "primitive":
-            prim = primitive_of(static_value(self.func_ir, call.func))
-            if prim is not None and prim.scope is Scope.BLOCK and broadcast(self.func_ir, call):
+            prim = primitive_of(self._static(call.func))
+            if prim is not None and prim.scope is Scope.BLOCK and broadcast(self.ir, self.func_ir, call):
                 return None  # broadcast=True: the same value in every thread of the block
             return f"the result of coop.{prim.name}() at {where}"  # type: ignore[union-attr]
         if kind == "varying":
-            return f"{dotted(self.func_ir, call.func)}() at {where}"
+            return f"{dotted(self.ir, self.func_ir, call.func)}() at {where}"
         if kind == "uniform":
             return None
         operands = [*((call.func,) if kind == "unknown" else ()), *call.args, *(v for _, v in call.kws),
                     *((call.vararg,) if call.vararg else ())]
-        return self._first(stmt, operands, contents=static_value(self.func_ir, call.func) is not len)
+        return self._first(stmt, operands, contents=self._static(call.func) is not len)
 
     def _content_reason(self, stmt: Any, var: Any) -> str | None:
         """Why the local array ``var`` may hold per-thread data where ``stmt`` reads it."""
@@ -292,21 +294,22 @@ class _Analysis:
         """Mark local arrays that ``stmt`` may fill with per-thread data."""
         divergent = label in self.divergent
         where = source_line(stmt.loc)
-        if isinstance(stmt, ir.SetItem | ir.StaticSetItem | ir.SetAttr):
-            index = getattr(stmt, "index_var" if isinstance(stmt, ir.StaticSetItem) else "index", None)
-            why = self._first(stmt, [v for v in (index, stmt.value) if isinstance(v, ir.Var)])
+        if isinstance(stmt, self.ir.SetItem | self.ir.StaticSetItem | self.ir.SetAttr):
+            index = getattr(stmt, "index_var" if isinstance(stmt, self.ir.StaticSetItem) else "index", None)
+            why = self._first(stmt, [v for v in (index, stmt.value) if isinstance(v, self.ir.Var)])
             if why is None and not divergent:
                 return False
             return self._taint_contents(stmt, [stmt.target], f"written at {where}")
-        if not (isinstance(stmt, ir.Assign) and self._is_call(stmt.value)):
+        if not (isinstance(stmt, self.ir.Assign) and self._is_call(stmt.value)):
             return False
         call, kind = stmt.value, self.kinds[id(stmt)]
         args = [*call.args, *(v for _, v in call.kws)]
         if kind == "primitive":
-            prim: Primitive = primitive_of(static_value(self.func_ir, call.func))  # type: ignore[assignment]
-            return self._taint_contents(stmt, _written(prim, call), f"written by coop.{prim.name}() at {where}")
+            prim: Primitive = primitive_of(self._static(call.func))  # type: ignore[assignment]
+            written = _written(self.ir, prim, call)
+            return self._taint_contents(stmt, written, f"written by coop.{prim.name}() at {where}")
         if kind == "varying" or (kind == "unknown" and (divergent or self.def_ids[id(stmt)] in self.varying)):
-            callee = dotted(self.func_ir, call.func)
+            callee = dotted(self.ir, self.func_ir, call.func)
             return self._taint_contents(stmt, [call.func, *args], f"passed to {callee}() at {where}")
         return False
 
@@ -316,7 +319,7 @@ class _Analysis:
             changed = False
             for label, block in self.blocks.items():
                 for stmt in block.body:
-                    if isinstance(stmt, ir.Assign) and id(stmt) not in self.asserted:
+                    if isinstance(stmt, self.ir.Assign) and id(stmt) not in self.asserted:
                         d = self.def_ids[id(stmt)]
                         if d not in self.varying:
                             why = self._source(stmt)
@@ -327,7 +330,7 @@ class _Analysis:
                                 changed = True
                     changed |= self._writes(label, stmt)
                 term = block.body[-1] if block.body else None
-                if isinstance(term, ir.Branch) and label not in self.branches and len(self.succs[label]) > 1:
+                if isinstance(term, self.ir.Branch) and label not in self.branches and len(self.succs[label]) > 1:
                     why = self._var_reason(term, term.cond)
                     if why is not None:
                         self.branches[label] = why
@@ -408,6 +411,7 @@ def _argument_message(prim: Primitive, stmt: Any, name: str, why: str, size: int
 
 
 def check_uniform_calls(
+    fe: Frontend,
     func_ir: Any,
     calls: Sequence[tuple[Any, Any, Primitive]],
     asserted: Iterable[Any] = (),
@@ -418,6 +422,8 @@ def check_uniform_calls(
 
     Parameters
     ----------
+    fe:
+        The DSL whose IR ``func_ir`` is.
     func_ir:
         The kernel's untyped IR, before any call is rewritten.
     calls:
@@ -429,7 +435,7 @@ def check_uniform_calls(
         accepted where it is provably the same in every cooperating group (a warp index for a warp
         primitive); without them every thread-dependent argument is refused.
     """
-    analysis = _Analysis(func_ir, asserted)
+    analysis = _Analysis(fe, func_ir, asserted)
     dims: tuple[int, int, int] | None = None
     if block is not None:
         x, y, z = (*(int(d) for d in block), 1, 1)[:3]
@@ -440,11 +446,11 @@ def check_uniform_calls(
         label = labels[id(ir_block)]
         if label in analysis.divergent:
             raise UsageError(_message(prim, stmt, analysis.explain(label)))
-        for name, var in _uniform_arguments(prim, stmt.value):
+        for name, var in _uniform_arguments(fe.ir, prim, stmt.value):
             why = analysis._var_reason(stmt, var)
             if why is None:
                 continue
-            size = group_size(func_ir, prim, stmt.value, dims)
+            size = group_size(fe.ir, func_ir, prim, stmt.value, dims)
             if size is not None and dims is not None and (size <= 0 or (dims[0] * dims[1] * dims[2]) % size):
                 break  # threads= that does not divide the block: the planner refuses it, naming threads=
             if dims is not None and size is not None:
@@ -454,7 +460,7 @@ def check_uniform_calls(
             raise UsageError(_argument_message(prim, stmt, name, why, size))
 
 
-def _uniform_arguments(prim: Primitive, call: Any) -> list[tuple[str, Any]]:
+def _uniform_arguments(ir: Any, prim: Primitive, call: Any) -> list[tuple[str, Any]]:
     """``(argument, variable)`` for each argument of ``call`` that must be uniform (``Param.uniform``; a
     pointer's offset keyword with its pointer)."""
     try:
@@ -472,11 +478,12 @@ def _uniform_arguments(prim: Primitive, call: Any) -> list[tuple[str, Any]]:
     return found
 
 
-def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
+def rewrite_uniform_calls(fe: Frontend, func_ir: Any) -> list[Any]:
     """Replace each ``x = coop.uniform(value)`` by ``x = value``; return those statements.
 
     Kernels that do not call ``coop.uniform`` are left untouched.
     """
+    ir = fe.ir
     rewritten: list[Any] = []
     callees: set[str] = set()
     for block in func_ir.blocks.values():
@@ -484,7 +491,7 @@ def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
             call = stmt.value if isinstance(stmt, ir.Assign) else None
             if not (isinstance(call, ir.Expr) and call.op == "call"):
                 continue
-            if not is_uniform_stub(static_value(func_ir, call.func)):
+            if not is_uniform_stub(static_value(ir, func_ir, call.func)):
                 continue
             args = [*call.args, *(v for k, v in call.kws if k == "value")]
             extra = [k for k, _ in call.kws if k != "value"]
@@ -494,9 +501,9 @@ def rewrite_uniform_calls(func_ir: Any) -> list[Any]:
                     f"e.g. coop.uniform(n > 0); got {len(call.args)} positional and keywords {[k for k, _ in call.kws]}"
                 )
             stmt.value = args[0]
-            _seams.redefine(func_ir, stmt.target.name, call, args[0])
+            redefine(func_ir, stmt.target.name, call, args[0])
             callees.add(call.func.name)
             rewritten.append(stmt)
     if rewritten:
-        drop_unused_definitions(func_ir, callees)
+        drop_unused_definitions(ir, func_ir, callees)
     return rewritten

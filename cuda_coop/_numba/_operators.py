@@ -1,11 +1,11 @@
 """User functions given as operators or callbacks: what may be given, and a stable symbol for each.
 
-A Python function (module level, or a ``lambda`` in the kernel that captures nothing), a numba-cuda-mlir
-device function, or any other callable numba can call on scalars (``operator.sub``, ``np.subtract``) is
-compiled as an ``extern "C"`` device function. Its symbol is part of the provider's source, so it must be
-stable across processes (for the persistent cache) and distinct for functions that compute different
-things: it digests the code, its constants, the values closures capture (by content, never by ``repr``),
-and the signature.
+A Python function (module level, or a ``lambda`` in the kernel that captures nothing), a device function
+of the DSL, or any other callable numba can call on scalars (``operator.sub``, ``np.subtract``) is
+compiled by the DSL (``Frontend.compile_device_ltoir``) as an ``extern "C"`` device function. Its symbol
+is part of the provider's source, so it must be stable across processes (for the persistent cache) and
+distinct for functions that compute different things: it digests the code, its constants, the values
+closures capture (by content, never by ``repr``), and the signature.
 """
 
 from __future__ import annotations
@@ -17,19 +17,21 @@ import itertools
 import os
 import pickle
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _seams
 from ._sites import CallSite
+
+if TYPE_CHECKING:
+    from ._frontend import Frontend
 
 __all__ = ["compiled_ltoir", "user_function"]
 
 _PROCESS_UNIQUE = itertools.count()
-_COMPILED: dict[str, bytes] = {}
-"""LTO-IR of the user functions compiled in this process, by symbol (the symbol digests the function's
-content and signature, so an entry never goes stale); guarded by ``_LOCK``."""
+_COMPILED: dict[tuple[str, str, str | None], tuple[bytes, ...]] = {}
+"""LTO-IR of the user functions compiled in this process, by (DSL, symbol, arch) (the symbol digests the
+function's content and signature, so an entry never goes stale); guarded by ``_LOCK``."""
 _LOCK = threading.Lock()
 
 
@@ -82,8 +84,9 @@ def _identity(pyfunc: Any) -> bytes:
     return b"\0".join(parts)
 
 
-def user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[str, Any, Any]:
-    """(symbol, Python function, numba signature) of a user function the provider calls.
+def user_function(fe: Frontend, cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[str, Any, Any]:
+    """(symbol, Python function, numba signature) of a user function the provider calls, compiled by ``fe``
+    for the call site's arch (``cs.arch``).
 
     Raises a UsageError naming the call when ``fn`` is not callable or takes another number of arguments.
     """
@@ -99,18 +102,17 @@ def user_function(cs: CallSite, param: str, fn: Any, signature: Any) -> tuple[st
             f"{param}={getattr(fn, '__name__', fn)!r} takes {arity} argument(s); {param}= is called with {wanted} "
             f"({', '.join(str(a) for a in signature.args)}) and must return {signature.return_type}"
         )
-    refuse_unsigned_min_max(cs, param, fn, tuple(signature.args))
+    refuse_unsigned_min_max(fe, cs, param, fn, tuple(signature.args))
     digest = hashlib.sha256(_identity(pyfunc) + b"\0" + str(signature).encode()).hexdigest()[:16]
     symbol = f"cuda_coop_{param}_{digest}"
-    _compile(cs, f"{param}={getattr(fn, '__name__', fn)!r}", symbol, pyfunc, signature)
+    _compile(fe, cs, f"{param}={getattr(fn, '__name__', fn)!r}", symbol, pyfunc=pyfunc, signature=signature)
     return symbol, pyfunc, signature
 
 
-def _unsigned(ty: Any) -> bool:
+def _unsigned(types: Any, ty: Any) -> bool:
     """Whether the numba type ``ty`` is (or points to) an unsigned integer."""
-    types = _seams.types
     if isinstance(ty, types.CPointer):
-        return _unsigned(ty.dtype)
+        return _unsigned(types, ty.dtype)
     return isinstance(ty, types.Integer) and not ty.signed
 
 
@@ -124,8 +126,9 @@ def _builtin_names(code: Any, namespace: dict[str, Any]) -> set[str]:
     return found
 
 
-def refuse_unsigned_min_max(cs: CallSite, param: str, fn: Any, args: tuple[Any, ...]) -> None:
-    """Refuse a user function of unsigned integers that calls the builtin ``max``/``min``.
+def refuse_unsigned_min_max(fe: Frontend, cs: CallSite, param: str, fn: Any, args: tuple[Any, ...]) -> None:
+    """Refuse a user function of unsigned integers that calls the builtin ``max``/``min``, in a DSL that
+    miscompiles them (``Frontend.signed_builtin_min_max``).
 
     numba-cuda-mlir 0.5.x compiles them as *signed* comparisons (``max(np.uint32(2**31), np.uint32(1))``
     gives 1): a silently wrong result (docs: known issues). Comparisons (``a if a > b else b``) are right.
@@ -134,28 +137,30 @@ def refuse_unsigned_min_max(cs: CallSite, param: str, fn: Any, args: tuple[Any, 
     """
     pyfunc = getattr(fn, "py_func", fn)
     code = getattr(pyfunc, "__code__", None)
-    if code is None or not any(_unsigned(a) for a in args):
+    if not fe.signed_builtin_min_max or code is None or not any(_unsigned(fe.types, a) for a in args):
         return
     if names := _builtin_names(code, getattr(pyfunc, "__globals__", {})):
         called = " and ".join(f"{n}()" for n in sorted(names))
         raise cs.error(
             f"{param}={getattr(fn, '__name__', fn)!r} calls the builtin {called} on unsigned integers "
-            f"({', '.join(str(a) for a in args)}), which numba-cuda-mlir 0.5 compiles as a signed comparison "
+            f"({', '.join(str(a) for a in args)}), which {fe.display} compiles as a signed comparison "
             "(wrong for values above the signed maximum; see the docs' known issues); write the comparison "
             "instead (a if a > b else b), or pass the known operator \"max\" / \"min\" where one applies"
         )
 
 
-def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any) -> None:
+def _compile(fe: Frontend, cs: CallSite, given: str, symbol: str, *, pyfunc: Any, signature: Any) -> None:
     """Compile now, while the call is typed, so a function numba cannot compile is the user's error."""
+    arch = cs.arch
+    key = (fe.name, symbol, arch)
     with _LOCK:
-        if symbol in _COMPILED:
+        if key in _COMPILED:
             return
-    predicate = signature.return_type == _seams.types.boolean
+    predicate = signature.return_type == fe.types.boolean
     try:  # typed on its arguments alone first: a result is never silently converted to what it does not fit
-        data, restype = _seams.compile_device_ltoir(pyfunc, tuple(signature.args), symbol)
+        data, restype = fe.compile_device_ltoir(pyfunc, tuple(signature.args), symbol, arch)
         if not predicate and restype != signature.return_type and _fits(restype, signature.return_type):
-            data, _ = _seams.compile_device_ltoir(pyfunc, signature, symbol)
+            data, _ = fe.compile_device_ltoir(pyfunc, signature, symbol, arch)
             restype = signature.return_type
     except Exception as exc:  # any failure to compile the user's function is reported as such
         root: BaseException = exc
@@ -165,9 +170,9 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
         raise cs.error(
             f"{given} does not compile as a device function {signature} "
             f"({type(root).__name__}: {lines[0] if lines else ''}); pass a known operator or a Python function "
-            "numba-cuda-mlir can compile"
+            f"{fe.display} can compile"
         ) from exc
-    if predicate and restype != _seams.types.boolean:
+    if predicate and restype != fe.types.boolean:
         raise cs.error(
             f"{given} returns {restype}; it must return a bool (a comparison such as a < b), "
             f"called as {signature.return_type}({', '.join(str(a) for a in signature.args)})"
@@ -179,7 +184,7 @@ def _compile(cs: CallSite, given: str, symbol: str, pyfunc: Any, signature: Any)
             f"{signature.return_type} (for integers, a // b rather than a / b), or convert it explicitly"
         )
     with _LOCK:
-        _COMPILED[symbol] = data
+        _COMPILED[key] = data
 
 
 _KIND_RANK = {"Boolean": 0, "Integer": 1, "IntegerLiteral": 1, "Float": 2, "Complex": 3}
@@ -194,7 +199,8 @@ def _fits(result: Any, target: Any) -> bool:
     return rank is not None and wanted is not None and rank <= wanted
 
 
-def compiled_ltoir(symbol: str) -> bytes:
-    """The LTO-IR of a user function :func:`user_function` compiled."""
+def compiled_ltoir(fe: Frontend, symbol: str, arch: str | None) -> tuple[bytes, ...]:
+    """The LTO-IR of a user function :func:`user_function` compiled with ``fe`` for ``arch`` (the function's, then
+    the code it links, see ``Frontend.compile_device_ltoir``)."""
     with _LOCK:
-        return _COMPILED[symbol]
+        return _COMPILED[(fe.name, symbol, arch)]

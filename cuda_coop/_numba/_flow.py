@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._seams import ir
-
 __all__ = ["EXIT", "cfg", "control_dependence", "post_dominators", "predecessors", "reachable", "reaching_definitions"]
 
 EXIT = "<exit>"
@@ -85,8 +83,10 @@ def control_dependence(succs: dict[int, list[int]]) -> dict[int, set[int]]:
     return cd
 
 
-def reaching_definitions(blocks: dict[int, Any], def_ids: dict[int, int]) -> dict[int, dict[str, frozenset[int]]]:
-    """For each block, the definitions of each variable that may reach its start."""
+def reaching_definitions(
+    ir: Any, blocks: dict[int, Any], def_ids: dict[int, int]
+) -> dict[int, dict[str, frozenset[int]]]:
+    """For each block, the definitions of each variable that may reach its start (``ir``: the DSL's IR module)."""
     preds = predecessors(cfg(blocks))
     gen = {label: {s.target.name: frozenset({def_ids[id(s)]}) for s in block.body if isinstance(s, ir.Assign)}
            for label, block in blocks.items()}

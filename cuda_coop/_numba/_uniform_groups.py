@@ -16,12 +16,11 @@ from typing import Any
 from .._dsl._primitive import Primitive, primitive_of
 from .._specs import Scope
 from ._ir import MISSING, int_constant, reads, static_value
-from ._seams import ir
 
 __all__ = ["Groups", "broadcast", "group_size"]
 
 
-def broadcast(func_ir: Any, call: Any) -> bool:
+def broadcast(ir: Any, func_ir: Any, call: Any) -> bool:
     """Whether a primitive call passes the constant ``broadcast=True``."""
     var = dict(call.kws).get("broadcast")
     if var is None:
@@ -33,7 +32,7 @@ def broadcast(func_ir: Any, call: Any) -> bool:
     return isinstance(d, ir.Const) and d.value is True
 
 
-def group_size(func_ir: Any, prim: Primitive, call: Any, block: tuple[int, int, int] | None) -> int | None:
+def group_size(ir: Any, func_ir: Any, prim: Primitive, call: Any, block: tuple[int, int, int] | None) -> int | None:
     """How many consecutive threads (in CUB's linear order) call ``prim`` together: the block, or the
     logical warp (``threads=``); None when not known at this point."""
     if prim.scope is Scope.BLOCK:
@@ -42,7 +41,7 @@ def group_size(func_ir: Any, prim: Primitive, call: Any, block: tuple[int, int, 
     if threads is None:
         tp = next((t for t in prim.spec.tparams if t.name == "threads"), None)
         return int(tp.default) if tp is not None and isinstance(tp.default, int) else None
-    return int_constant(func_ir, threads)
+    return int_constant(ir, func_ir, threads)
 
 
 _Exact = tuple[int, tuple[int, ...]]
@@ -73,6 +72,7 @@ class Groups:
     def __init__(self, analysis: Any, block: tuple[int, int, int], size: int) -> None:
         """``analysis``: the kernel's data-flow facts (``_uniformity._Analysis``, not imported: it imports this)."""
         self.a = analysis
+        self.ir = analysis.ir
         self.block, self.size = block, size
         dx, dy, dz = block
         self.tid = {
@@ -176,6 +176,7 @@ class Groups:
             return self._uniform()
         if not uniform and a.position[id(stmt)][0] in a.divergent:
             return _VARIES  # assigned under a thread-dependent branch
+        ir = self.ir
         if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
             return self._literal(value.value, uniform)
         if isinstance(value, ir.Var):
@@ -183,7 +184,7 @@ class Groups:
         handler = self._handlers.get(value.op) if isinstance(value, ir.Expr) else None
         if handler is not None:
             return handler(self, stmt, value, uniform)
-        return self._uniform() if uniform else self._join(self._var(stmt, v) for v in reads(value))
+        return self._uniform() if uniform else self._join(self._var(stmt, v) for v in reads(ir, value))
 
     def _literal(self, c: Any, uniform: bool) -> Any:
         if isinstance(c, int) and not isinstance(c, bool):
@@ -205,7 +206,7 @@ class Groups:
         return self._var(stmt, value.value)
 
     def _getattr(self, stmt: Any, value: Any, uniform: bool) -> Any:
-        base = static_value(self.a.func_ir, value.value)
+        base = static_value(self.ir, self.a.func_ir, value.value)
         if value.attr in _AXES and base is self.thread_idx:
             return 0, self.tid[value.attr]
         if value.attr in _AXES and base is self.block_dim:
@@ -222,18 +223,19 @@ class Groups:
         if self.a._content_reason(stmt, value.value) is not None:
             return _VARIES  # per-thread data in a cuda.local.array
         index = value.index_var if value.op == "static_getitem" else value.index
-        return self._join(self._var(stmt, v) for v in (value.value, index) if isinstance(v, ir.Var))
+        return self._join(self._var(stmt, v) for v in (value.value, index) if isinstance(v, self.ir.Var))
 
     def _call(self, stmt: Any, call: Any, uniform: bool) -> Any:
         func_ir = self.a.func_ir
-        callee = static_value(func_ir, call.func)
-        if callee is self.grid and len(call.args) == 1 and not call.kws and int_constant(func_ir, call.args[0]) == 1:
+        callee = static_value(self.ir, func_ir, call.func)
+        one = len(call.args) == 1 and not call.kws and int_constant(self.ir, func_ir, call.args[0]) == 1
+        if callee is self.grid and one:
             return self.block[0], self.tid["x"]  # blockIdx.x * blockDim.x + threadIdx.x
         if uniform:
             return self._uniform()
         prim = primitive_of(callee) if callee is not MISSING else None
-        if prim is not None and prim.scope is Scope.WARP and broadcast(func_ir, call):
-            threads = group_size(func_ir, prim, call, self.block)  # the same in each of its logical warps
+        if prim is not None and prim.scope is Scope.WARP and broadcast(self.ir, func_ir, call):
+            threads = group_size(self.ir, func_ir, prim, call, self.block)  # the same in each of its logical warps
             return _GROUPED if threads and threads % self.size == 0 else _VARIES
         if self.a.kinds[id(stmt)] != "pure":  # a primitive's result, a varying intrinsic, an opaque call
             return _VARIES

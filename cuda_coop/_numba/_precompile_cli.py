@@ -3,8 +3,9 @@
 Imports the module (a ``.py`` file is imported under its file name, with its folder first on
 ``sys.path``, as ``import <name>`` would from there), reads its module-level ``cuda_coop_precompile``
 list of ``(kernel, signature, block)`` (or ``(..., grid)``) tuples, and runs
-:func:`~cuda_coop.numba_mlir._precompile.precompile` over it: one line of progress per compile on
-stderr when there are more than :data:`PROGRESS_FROM`, then a table (kernel, block, arch, size, time).
+:func:`~cuda_coop._numba._precompile.precompile` over it, each kernel compiled by its DSL's integration
+(:func:`compiler_for`): one line of progress per compile on stderr when there are more than
+:data:`PROGRESS_FROM`, then a table (kernel, block, arch, size, time).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from ..errors import CoopError, UsageError
-from ._precompile import PrecompiledKernel, arches, precompile
+from ._precompile import CompileFn, PrecompiledKernel, arches, precompile
 
-__all__ = ["PROGRESS_FROM", "load_targets", "run", "table"]
+__all__ = ["PROGRESS_FROM", "compiler_for", "load_targets", "run", "table"]
 
 PROGRESS_FROM = 3
 """More compiles than this show progress."""
@@ -48,6 +50,20 @@ def _import(source: str) -> ModuleType:
         if exc.name and source.startswith(exc.name):
             raise UsageError(f"precompile: no module named {source!r} (nor a file of that name)") from None
         raise
+
+
+def compiler_for(kernel: Any, where: str) -> CompileFn:
+    """The ``compile_kernel`` of the integration whose kernel ``kernel`` is (importing it activates it); a
+    UsageError naming ``where`` for anything else."""
+    if type(kernel).__module__.startswith("numba.cuda"):
+        raise UsageError(
+            f"{where}: is a numba-cuda kernel; precompiled packs hold numba-cuda-mlir kernels only (a numba-cuda "
+            "kernel compiles at its first launch, its CUB code from cuda-coop's provider cache)"
+        )
+    from ..numba_mlir import _inspect as numba_mlir
+
+    numba_mlir.check_kernel(kernel, where)
+    return numba_mlir.compile_kernel
 
 
 def load_targets(source: str) -> list[object]:
@@ -88,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"[{done}/{total}] {row.kernel} block {'x'.join(map(str, row.block))} {row.arch}: "
                       f"{row.seconds:.2f} s", file=sys.stderr, flush=True)
 
-        rows = precompile(targets, arch=chips, out=args.out, progress=progress)
+        rows = precompile(targets, arch=chips, out=args.out, progress=progress, compilers=compiler_for)
     except CoopError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
