@@ -83,11 +83,17 @@ class CompiledKernel:
     """
 
     cubin: bytes
+    """The linked cubin (``repr`` shows its size only: it is hundreds of KiB)."""
     arch: str
     block: tuple[int, int, int]
     name: str
     """The kernel's (mangled) function name in ``cubin``, to load it from there."""
+
     _lto_ptx: Callable[[], str] = field(repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return (f"CompiledKernel(arch={self.arch!r}, block={self.block}, name={self.name!r}, "
+                f"cubin=<{len(self.cubin)} bytes>)")
 
     @property
     def ptx(self) -> str:

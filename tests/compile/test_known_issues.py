@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cuda.coop._provider import Toolchain
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "known_issues.rst"
@@ -45,3 +47,32 @@ def test_the_pch_load_reproducer_runs(toolchain: Toolchain, tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 3 and all(re.fullmatch(r"with the PCH: \d+ ms; without any header: \d+ ms", x) for x in lines)
+
+
+def test_a_global_bfloat16_constant_does_not_lower_and_a_float32_one_does() -> None:
+    """known-issue-bfloat16-constant: the page's kernel still fails to compile in Numba-CUDA-MLIR (when this test
+    fails, it compiles: drop the section and the recipes' float32 padding), and the workaround compiles."""
+    import ml_dtypes
+    import numpy as np
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir.numba_cuda import types
+
+    import cuda.coop as coop
+    from cuda.coop.numba_mlir import compile_kernel
+
+    scope: dict[str, object] = {}
+    exec(_reproducer("known-issue-bfloat16-constant").split("\nout = cuda.to_device")[0], scope)
+    bf16 = types.Array(types.bfloat16, 1, "C")
+    with pytest.raises(Exception, match="compiler bug") as info:
+        compile_kernel(scope["k"], (bf16,), block=32)
+    assert "UserFacingInternalCompilerError" in type(info.value).__name__
+
+    pad = np.float32(-np.inf)
+
+    @cuda.jit
+    def padded(x, out, n):
+        items = cuda.local.array(4, ml_dtypes.bfloat16)
+        coop.block.load(x, items, valid_items=n, oob_default=pad)
+        coop.block.store(out, items)
+
+    assert compile_kernel(padded, (bf16, bf16, types.int32), block=128).cubin
