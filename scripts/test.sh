@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up .venv with cuda-coop (built from this checkout) and its test dependencies, then runs
-# ruff, mypy --strict and every test tier that needs no GPU (in parallel, pytest-xdist), then the
+# ruff, mypy --strict, a check of the calls in the GPU tier, examples and benchmarks (scripts/check_calls.py),
+# and every test tier that needs no GPU (in parallel, pytest-xdist), then the
 # codegen-sensitive compile tests against the oldest CUDA 13 release we accept (scripts/test_cuda13.0.sh).
 # Prints how long each stage took. Extra arguments go to pytest (and skip the last step).
 #   bash scripts/test.sh            # what CI runs
@@ -27,6 +28,7 @@ stage() {  # stage NAME COMMAND...: run it, record its time (also when it fails)
 stage "setup (.venv, wheel)" source scripts/_venv.sh
 stage "lint (ruff)" python -m ruff check .
 stage "types (mypy --strict)" python -m mypy
+stage "calls CI cannot run (gpu tier)" python scripts/check_calls.py
 if (($#)); then
   stage "pytest $*" python -m pytest "$@"
 else

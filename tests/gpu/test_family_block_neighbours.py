@@ -354,7 +354,7 @@ def main(*, dsl: Dsl = NUMBA_MLIR) -> None:
 
     rng = seed.script_generator()  # the seed the test set (tests/helpers/sanitizer.py)
     for case in SANITIZED:
-        test_neighbour_primitives(case, rng)
+        test_neighbour_primitives(case, rng, dsl)
         print(f"OK case {case.id}")
     cuda.synchronize()
     print("ALL OK")
