@@ -50,4 +50,5 @@ def test_compositions_compile_against_any_cccl_root(
     assert all(r.is_relative_to(root) for r in toolchain.cccl_include_roots)
     p = Provider(REQUESTS, block_dim=(64,), arch="sm_90", toolchain=toolchain, compiler=compiler, cache=MemoryCache())
     assert p.ltoir().startswith(LTOIR_MAGIC)
-    assert "#include <cuda_coop/block_top_k.cuh>" in p.preamble
+    assert "#include <cuda_coop/warp_argsort.cuh>" in p.preamble  # in every provider's fixed preamble
+    assert "#include <cuda_coop/block_top_k.cuh>" in p.source  # after the version check (CCCL 3.6's AIR headers)
