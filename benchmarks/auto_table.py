@@ -4,13 +4,13 @@
     python benchmarks/auto_table.py --provisional --out cuda_coop/_specs   # CUB's defaults, no GPU
 
 For every primitive whose spec has an ``"auto"`` algorithm parameter, every item size (1, 2, 4, 8 bytes:
-int8, int16, float32, float64; unsigned for the histogram), items per thread and threads per block of the
-grid, it builds one kernel per algorithm auto may pick, checks every tile's result against NumPy, then
-times the algorithms of the configuration interleaved on one stream: each sample is the mean of BATCH
-back-to-back launches between CUDA events, queued behind a spin kernel that holds the stream (``_timing``:
-the GPU's time only), the figure the median of --reps samples. The ranking (fastest
-first) of the correct algorithms is the table's choice; the raw medians, failures (e.g. a tile too large
-for shared memory) and wrong results are kept next to it.
+int8, int16, float32, float64; unsigned for the histogram, integers for the warp sort), items per thread and
+threads per block of the grid, it builds one kernel per algorithm auto may pick, checks every tile's result
+against NumPy, then times the algorithms of the configuration interleaved on one stream: each sample is the mean of
+BATCH back-to-back launches between CUDA events, queued behind a spin kernel that holds the stream (``_timing``:
+the GPU's time only), the figure the median of --reps samples. The ranking (fastest first) of the correct
+algorithms is the table's choice; the raw medians, failures (e.g. a tile too large for shared memory) and wrong
+results are kept next to it.
 
 Kernels: load/store kernels move 2^--log2n items through global memory (a load's items are summed per
 thread, a store's are generated from their index). Reduce and scan kernels are ranked where they are used:
@@ -19,15 +19,19 @@ padded tile fits the 48 KiB of static shared memory a block may have, else the d
 kernels are these). Ranked on items generated in registers instead, the kernel is compute-bound and the
 order can flip (``--registers`` keeps that variant for comparison). The histogram loads uint samples
 (uniform over 256 bins) and counts them into shared memory. The top-k loads its tile the same way and writes the
-tile's ``TOP_K`` = 32 largest keys (the table has no k axis; ``suite.py`` sweeps k).
+tile's ``TOP_K`` = 32 largest keys (the table has no k axis; ``suite.py`` sweeps k). The warp sorts
+(``coop.warp.merge_sort`` of integer keys by ``"<"``, ``argsort`` with int32 indices, ``top_k`` of ``WARP_TOP_K`` =
+16 keys) sort each 32-lane warp's tile of random keys loaded from global memory and store the result; they were added
+without a GPU and have no entries yet (``"auto"`` binds ``"merge_sort"`` for them until a run adds them: ``--only
+warp_merge_sort warp_argsort warp_top_k``, which keeps the other entries).
 
 Compiles dominate (1-3 s per kernel): --workers processes each compile and check their configurations in
 parallel, and time them one at a time under a file lock, so two configurations are never timed at once. A
 check launch of another worker (one launch per algorithm) may still land in a timed sample; the median of
 --reps samples, taken with the algorithms interleaved, absorbs it (``--workers 1`` for a run without any).
 
-Default grid (``GRID``): 369 configurations, 1,242 kernels, about 5 minutes with 14 workers on a 16-core host
-(an estimate: the compile rate was measured on a 2-core host, 1.7-2.7 s per kernel); ``--quick``: 80, 268. Its
+Default grid (``GRID``): 405 configurations, 1,314 kernels, about 5-6 minutes with 14 workers on a 16-core host
+(an estimate: the compile rate was measured on a 2-core host, 1.7-2.7 s per kernel); ``--quick``: 98, 304. Its
 threads per block include 128 and 512, the sizes kernels use most, so that auto looks none of them up by distance.
 
 Writes DIR/auto_table.json; install it with ``cp DIR/auto_table.json cuda_coop/_specs/auto_table.json``
@@ -60,13 +64,17 @@ from _timing import BATCH, HeldTimer  # noqa: E402  (the benchmarks' shared samp
 
 SIGNED = {1: "int8", 2: "int16", 4: "float32", 8: "float64"}
 UNSIGNED = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
-WARP_PRIMS = ("warp_load", "warp_store")
+INTEGERS = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+WARP_SORTS = ("warp_merge_sort", "warp_argsort", "warp_top_k")
+WARP_PRIMS = ("warp_load", "warp_store", *WARP_SORTS)
 GRID = {"sizes": (1, 2, 4, 8), "items": (1, 4, 16), "threads": (64, 128, 256, 512, 1024), "warp_threads": (256,)}
 QUICK = {"sizes": (1, 4, 8), "items": (4, 16), "threads": (128, 1024), "warp_threads": (256,)}
 TOP_K = 32
 """The k block_top_k is ranked at: the table has no k axis (k is a runtime value), and auto chooses between
 ``"radix_sort"`` and ``"air_or_radix_sort"``, which takes AIR for small k only; 32 is the k of the issue's target
 (row top-k with k <= 32). ``benchmarks/suite.py``'s top_k cases sweep k."""
+WARP_TOP_K = 16
+"""Keys the warp top-k kernel writes per warp (issue 41's row top-k is k <= 32)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,11 @@ class Config:
 
     @property
     def dtype(self) -> str:
-        return (UNSIGNED if self.prim == "block_histogram" else SIGNED)[self.item_bytes]
+        """The item type timed for the size: unsigned for the histogram; integers for the warp sort, whose auto picks
+        ``"bitonic"`` for integer keys only (``_specs/warp_merge_sort.py``); floats otherwise from 4 bytes."""
+        if self.prim == "block_histogram":
+            return UNSIGNED[self.item_bytes]
+        return (INTEGERS if self.prim == "warp_merge_sort" else SIGNED)[self.item_bytes]
 
     @property
     def tile(self) -> int:
@@ -162,7 +174,9 @@ def _setup(c: Config) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
 
 
 def _sampled_setup(c: Config) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-    """``_setup`` of the kernels that load random samples: the histogram, the top-k."""
+    """``_setup`` of the kernels that load random samples: the histogram, the top-k, the warp sorts."""
+    if c.prim in WARP_SORTS:
+        return _warp_sort_setup(c)
     data = _values(c, c.n)
     if c.prim == "block_histogram":
         return [data], [np.zeros(256, np.uint32)], np.bincount(data, minlength=256).astype(np.uint32)
@@ -170,6 +184,26 @@ def _sampled_setup(c: Config) -> tuple[list[np.ndarray], list[np.ndarray], np.nd
         want = np.sort(data.reshape(-1, c.tile), axis=1, kind="stable")[:, ::-1][:, :TOP_K].ravel()
         return [data], [np.zeros(c.n // c.tile * TOP_K, c.dtype)], want
     raise ValueError(f"no benchmark kernel for {c.prim}; add one to benchmarks/auto_table.py")
+
+
+def _warp_sort_setup(c: Config) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Random keys spanning the type (every 32-lane warp's tile of 32 * items): the sort's keys, the argsort's int32
+    indices (``base`` = the warp tile's offset) or the top ``WARP_TOP_K`` keys of each warp, largest first."""
+    dt = np.dtype(c.dtype)
+    rng = np.random.default_rng(2026)
+    if dt.kind == "f":
+        keys = (rng.random(c.n) * 2 - 1).astype(dt)
+    else:
+        keys = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, c.n, dtype=dt, endpoint=True)
+    tiles = keys.reshape(-1, 32 * c.items)
+    if c.prim == "warp_merge_sort":
+        return [keys], [np.zeros_like(keys)], np.sort(tiles, axis=1).ravel()
+    if c.prim == "warp_argsort":
+        base = (np.arange(tiles.shape[0], dtype=np.int64) * tiles.shape[1])[:, None]
+        want = (np.argsort(tiles, axis=1, kind="stable") + base).astype(np.int32).ravel()
+        return [keys], [np.zeros(c.n, np.int32)], want
+    want = np.sort(tiles, axis=1)[:, ::-1][:, : min(WARP_TOP_K, tiles.shape[1])].ravel()  # largest first (no NaN drawn)
+    return [keys], [np.zeros(want.size, dt)], want
 
 
 def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
@@ -272,9 +306,41 @@ def _kernel(c: Config, algorithm: str) -> Callable[..., Any]:
         coop.block.load(x, items, offset=cuda.blockIdx.x * tile, algorithm=moving)
         coop.block.top_k(items, top, k=TOP_K, offset=cuda.blockIdx.x * TOP_K, algorithm=algorithm)
 
+    k_top = min(WARP_TOP_K, wtile)
+
+    @cuda.jit
+    def warp_merge_sort(x, y):
+        keys = cuda.local.array(n_items, dt)
+        first = (cuda.blockIdx.x * threads + cuda.threadIdx.x) * n_items
+        for i in range(n_items):
+            keys[i] = x[first + i]
+        coop.warp.merge_sort(keys, "<", algorithm=algorithm)
+        for i in range(n_items):
+            y[first + i] = keys[i]
+
+    @cuda.jit
+    def warp_argsort(x, y):
+        keys = cuda.local.array(n_items, dt)
+        indices = cuda.local.array(n_items, np.int32)
+        t = cuda.blockIdx.x * threads + cuda.threadIdx.x
+        for i in range(n_items):
+            keys[i] = x[t * n_items + i]
+        coop.warp.argsort(keys, indices, base=coop.uniform(t // 32 * wtile), algorithm=algorithm)
+        for i in range(n_items):
+            y[t * n_items + i] = indices[i]
+
+    @cuda.jit
+    def warp_top_k(x, y):
+        keys = cuda.local.array(n_items, dt)
+        t = cuda.blockIdx.x * threads + cuda.threadIdx.x
+        for i in range(n_items):
+            keys[i] = x[t * n_items + i]
+        coop.warp.top_k(keys, y, k=k_top, offset=coop.uniform(t // 32 * k_top), algorithm=algorithm)
+
     kernels = {"block_load": block_load, "warp_load": warp_load, "block_store": block_store,
                "warp_store": warp_store, "block_reduce": block_reduce, "block_scan": block_scan,
-               "block_histogram": block_histogram, "block_top_k": block_top_k}
+               "block_histogram": block_histogram, "block_top_k": block_top_k, "warp_merge_sort": warp_merge_sort,
+               "warp_argsort": warp_argsort, "warp_top_k": warp_top_k}
     if c.registers:
         kernels = {"block_reduce": block_reduce_registers, "block_scan": block_scan_registers}
     if c.prim not in kernels:
@@ -288,6 +354,8 @@ def _context(c: Config) -> str:
         return "items generated in registers" if c.registers else "tile loaded from global memory"
     if c.prim == "block_top_k":
         return f"tile loaded from global memory, k = {TOP_K}"
+    if c.prim in WARP_SORTS:
+        return "each warp's tile loaded from global memory, random keys"
     return "samples loaded from global memory" if c.prim == "block_histogram" else "global memory"
 
 

@@ -41,8 +41,8 @@ import subprocess
 import sys
 import time
 import zlib
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ from cuda.coop._specs import _auto
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import _suite_warp_sorts as warp_sorts  # noqa: E402  (the warp sorts' kernels and checks)
 from _timing import BATCH, HeldTimer  # noqa: E402  (the benchmarks' shared sampling)
 
 CPP = {"int8": "signed char", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
@@ -427,6 +428,15 @@ class Family:
     method: str = ""
     """The parity spec's method and overload the case calls (the algorithms CUB accepts are found by binding it)."""
     overload: str = "array"
+    call: Mapping[str, Any] = field(default_factory=dict)
+    """The call's other arguments, as the kernel passes them (the warp sorts' ``threads=32``, ``compare="<"``)."""
+
+
+def _warp_sort(factory: Callable[..., Callable], setup: Callable[..., Setup], twin: str, params: tuple[str, ...],
+               spec: str, method: str, overload: str, **call: Any) -> Family:
+    """A warp sort's family (``_suite_warp_sorts``): auto, both algorithms explicitly, each against its twin."""
+    return Family(factory, lambda c: setup(c, _values(c.dtype, c.n)), twin, params, spec, spec, method=method,
+                  overload=overload, call={"threads": 32, **call})
 
 
 _IN_OUT = ("const {t}*", "{t}*")
@@ -475,13 +485,24 @@ FAMILIES: dict[str, Family] = {
         )
         for k in TOP_K
     },
+    "warp_merge_sort": _warp_sort(warp_sorts.merge_sort_factory, warp_sorts.merge_sort_setup,
+                                  "twins::warp_merge_sort<{t}, {b}, {i}{a}>", _IN_OUT, "warp_merge_sort",
+                                  "merge_sort", "keys", compare="<"),
+    "warp_argsort": _warp_sort(warp_sorts.argsort_factory, warp_sorts.argsort_setup,
+                               "twins::warp_argsort<{t}, {b}, {i}{a}>", ("const {t}*", "int*"), "warp_argsort",
+                               "argsort", "pairs", index_type="int32"),
+    "warp_top_k": _warp_sort(warp_sorts.top_k_factory, warp_sorts.top_k_setup,
+                             f"twins::warp_top_k<{{t}}, {{b}}, {{i}}, {warp_sorts.TOP_K}{{a}}>", _IN_OUT, "warp_top_k",
+                             "top_k", "keys"),
 }
 
-PENDING = frozenset({"warp_reduce_batched", "load_to_shared", "shared_via_registers", *(f"top_k{k}" for k in TOP_K)})
-"""Families added in a session without a GPU (2026-12-04, issue 40: WarpReduceBatched, BlockLoadToShared, the AIR
-top-k): their cases have no committed measurement in results/suite.json yet. tests/unit/test_benchmark_results.py lets
-their cases be missing there, and fails once a committed run has them while they are still listed here. The next GPU
-session runs ``suite.py --only`` with their names (then the whole suite), commits the rows and empties this."""
+PENDING = frozenset({"warp_reduce_batched", "load_to_shared", "shared_via_registers", *(f"top_k{k}" for k in TOP_K),
+                     "warp_merge_sort", "warp_argsort", "warp_top_k"})
+"""Families added in sessions without a GPU (2026-12-04, issue 40: WarpReduceBatched, BlockLoadToShared, the AIR
+top-k, the warp sorts with ``algorithm="bitonic"``): their cases have no committed measurement in results/suite.json
+yet. tests/unit/test_benchmark_results.py lets their cases be missing there, and fails once a committed run has them
+while they are still listed here. The next GPU session runs ``suite.py --only`` with their names (then the whole
+suite), commits the rows and empties this."""
 
 
 def parity_algorithms(c: Case) -> dict[str, str]:
@@ -490,17 +511,16 @@ def parity_algorithms(c: Case) -> dict[str, str]:
     from cuda.coop._specs import Request, bind, get_primitive
     from cuda.coop.errors import SpecError
 
-    spec_name = FAMILIES[c.family].parity
-    if spec_name is None:
-        return {}
-    spec = get_primitive(spec_name)
-    assert spec.algorithm is not None
     family = FAMILIES[c.family]
+    if family.parity is None:
+        return {}
+    spec = get_primitive(family.parity)
+    assert spec.algorithm is not None
     found = {}
     for member in spec.algorithm:
         try:
-            bind(Request(spec_name, family.method, family.overload, dtype=c.dtype, items_per_thread=c.items,
-                         algorithm=member.short_name), (c.threads,))
+            bind(Request(family.parity, family.method, family.overload, dtype=c.dtype, items_per_thread=c.items,
+                         algorithm=member.short_name, **family.call), (c.threads,))
         except SpecError:
             continue  # e.g. the atomic reduction of int8, a commutative-only one for a small block
         found[member.short_name] = str(member)
@@ -551,6 +571,9 @@ def cases(quick: bool = False) -> list[Case]:
     out += [Case(f"top_k{k}", "float32", 256, 8, 26) for k in TOP_K]  # k sweeps AIR against the sort
     out += [Case("top_k32", d, t, i, 26) for d, t, i in (("float32", 128, 4), ("float32", 1024, 4), ("int8", 256, 16),
                                                           ("float64", 256, 8), ("uint32", 512, 8))]
+    # the warp sorts: each algorithm against its twin; integer keys for the sort, as auto's "bitonic" rule asks
+    out += [Case(f, d, 256, i, 26) for f, d in (("warp_merge_sort", "int32"), ("warp_argsort", "float32"),
+                                                  ("warp_top_k", "float32")) for i in (1, 4, 8)]
     if hasattr(coop.block, "merge_sort"):
         out.append(Case("merge_sort", "float32", 256, 8, 26))
     return out
@@ -801,7 +824,7 @@ def main() -> int:
         print(f"auto / best explicit algorithm over {summary['auto_cases']} cases: "
               f"max {summary['auto_vs_best_max']:.3f}, {summary['auto_above_1.02']} above 1.02")
     if "default_cases" in summary:
-        print(f"default (auto) / CUB's default over {summary['default_cases']} reduce and scan cases: median "
+        print(f"default (auto) / CUB's default over {summary['default_cases']} cases with an algorithm: median "
               f"{summary['default_median']:.3f}, max {summary['default_max']:.3f}, "
               f"{summary['default_above_1.01']} above 1.01")
     if "parity_cases" in summary:

@@ -22,7 +22,11 @@
 #include <cuda/std/functional>
 #include <cuda/std/span>
 
-#include <cuda_coop/block_top_k.cuh> // cuda-coop's own composition: the same C++ on both sides, built by nvcc here
+// cuda-coop's own compositions: the same C++ on both sides, built by nvcc here
+#include <cuda_coop/block_top_k.cuh>
+#include <cuda_coop/warp_argsort.cuh>
+#include <cuda_coop/warp_merge_sort.cuh>
+#include <cuda_coop/warp_top_k.cuh>
 
 #ifdef EXPECTED_CCCL_VERSION // suite.py passes the bundle's version: the toolkit's CCCL must not win
 static_assert(CCCL_VERSION == EXPECTED_CCCL_VERSION, "not the CCCL that cuda-coop bundles");
@@ -317,5 +321,72 @@ __device__ __forceinline__ void shared_via_registers(const T* x, T* y)
   Store().Store(tile, items);
   __syncthreads();
   write_reversed<T, BLOCK, ITEMS>(tile, y);
+}
+
+// The warp sorts: each 32-lane warp loads its 32 * ITEMS keys (lane l reads positions l*ITEMS .. l*ITEMS+ITEMS-1),
+// sorts them with cuda-coop's class for ALG (cuda_coop/warp_*.cuh, as a C++ consumer of the bundle calls it) and
+// writes the result as the cuda-coop kernel does.
+template <int ITEMS>
+__device__ __forceinline__ size_t lane_offset()
+{
+  return (static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * ITEMS;
+}
+
+template <class K, int ITEMS>
+__device__ __forceinline__ void load_lane(const K* keys_in, K (&keys)[ITEMS])
+{
+  for (int i = 0; i < ITEMS; ++i)
+  {
+    keys[i] = keys_in[lane_offset<ITEMS>() + i];
+  }
+}
+
+// Sort by operator< (the keys only), stored back blocked.
+template <class K, int BLOCK, int ITEMS, cuda_coop::WarpSortAlgorithm ALG = cuda_coop::WARP_SORT_MERGE_SORT>
+__device__ __forceinline__ void warp_merge_sort(const K* keys_in, K* keys_out)
+{
+  using Sort = cuda_coop::WarpSort<K, ITEMS, 32, cub::NullType, ALG>;
+  __shared__ typename Sort::TempStorage temp[BLOCK / 32];
+  K keys[ITEMS];
+  load_lane(keys_in, keys);
+  Sort(temp[threadIdx.x / 32]).Sort(keys, ::cuda::std::less<>{});
+  for (int i = 0; i < ITEMS; ++i)
+  {
+    keys_out[lane_offset<ITEMS>() + i] = keys[i];
+  }
+}
+
+// Argsort (int indices; base: the warp tile's offset), the indices stored back blocked.
+template <class K, int BLOCK, int ITEMS, cuda_coop::WarpSortAlgorithm ALG = cuda_coop::WARP_SORT_MERGE_SORT>
+__device__ __forceinline__ void warp_argsort(const K* keys_in, int* indices_out)
+{
+  using Argsort = cuda_coop::WarpArgsort<K, ITEMS, 32, int, ALG>;
+  __shared__ typename Argsort::TempStorage temp[BLOCK / 32];
+  K keys[ITEMS];
+  int indices[ITEMS];
+  load_lane(keys_in, keys);
+  const long long warp = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) / 32;
+  Argsort(temp[threadIdx.x / 32]).Argsort(keys, indices, warp * 32 * ITEMS);
+  for (int i = 0; i < ITEMS; ++i)
+  {
+    indices_out[lane_offset<ITEMS>() + i] = indices[i];
+  }
+}
+
+// The TOP_K (at most the warp tile) largest keys of each warp, largest first, at top_out[warp * k].
+template <class K,
+          int BLOCK,
+          int ITEMS,
+          int TOP_K,
+          cuda_coop::WarpSortAlgorithm ALG = cuda_coop::WARP_SORT_MERGE_SORT>
+__device__ __forceinline__ void warp_top_k(const K* keys_in, K* top_out)
+{
+  using TopK       = cuda_coop::WarpTopK<K, ITEMS, 32, cub::NullType, ALG>;
+  constexpr int k  = TOP_K < 32 * ITEMS ? TOP_K : 32 * ITEMS;
+  __shared__ typename TopK::TempStorage temp[BLOCK / 32];
+  K keys[ITEMS];
+  load_lane(keys_in, keys);
+  const long long warp = (static_cast<long long>(blockIdx.x) * BLOCK + threadIdx.x) / 32;
+  TopK(temp[threadIdx.x / 32]).TopKLargest(keys, k, top_out, warp * k);
 }
 } // namespace twins

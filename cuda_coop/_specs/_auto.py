@@ -25,10 +25,13 @@ Rules, in order:
    never a user function), not a tile-staging member whose padded tile exceeds 24 KiB (half the 48 KiB of
    static shared memory a block may have: the rest stays for the kernel's own shared arrays and for
    warp-scope storage, which does not share the block-scope union), and accepted by every constraint of
-   the spec. If none is, CUB's default is bound and its constraint's message says auto chose it.
+   the spec, and not an unstable member (``Auto.unstable``, a sort that may order ties otherwise) unless the call
+   cannot tell (``Auto.ties_unseen``). If none is, CUB's default is bound and its constraint's message says auto
+   chose it.
 
-For cuda-coop's own compositions (``cuda_coop::BlockTopK``) "CUB's default" above is the fallback their spec names
-(``TemplateParam.default``): there is no CUB default to follow.
+For cuda-coop's own compositions (``cuda_coop::BlockTopK``, the warp sorts' ``cuda_coop::WarpSort``,
+``WarpArgsort``, ``WarpTopK``) "CUB's default" above is the fallback their spec names (``TemplateParam.default``;
+``"merge_sort"`` for the warp sorts: what they did before they had a choice): there is no CUB default to follow.
 """
 
 from __future__ import annotations
@@ -214,6 +217,8 @@ def allowed(b: Binding, tp: TemplateParam, member: CubEnum) -> bool:
     if member in policy.commutative and not _commutative(b):
         return False
     if member in policy.staged and not _fits(b):
+        return False
+    if member in policy.unstable and not (policy.ties_unseen is not None and policy.ties_unseen(b)):
         return False
     trial = replace(b, values={**b.values, tp.name: member})
     return all(c.check(trial) for c in b.spec.constraints)

@@ -214,6 +214,16 @@ class Auto:
     """Members that stage the whole tile in shared memory: auto picks them only when the tile (with CUB's
     padding) takes at most half the 48 KiB of static shared memory a block may have (``_auto.MAX_STAGED_BYTES``),
     so a kernel that compiles with an explicit non-staging algorithm is not pushed past the limit by auto."""
+    unstable: tuple[CubEnum, ...] = ()
+    """Members that may give items the comparator does not order (equal keys, -0.0 and +0.0) another order than the
+    default member does (an unstable sort): auto picks them only for a call :attr:`ties_unseen` accepts."""
+    ties_unseen: Callable[[Binding], bool] | None = None
+    """For :attr:`unstable`: whether a call cannot tell the unstable member's result from the default's (keys only,
+    keys whose order ties only equal bits...); None: every call can."""
+
+    def __post_init__(self) -> None:
+        if bool(self.unstable) != (self.ties_unseen is not None):
+            raise ValueError(f"auto table {self.table!r}: unstable= and ties_unseen= go together")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -1,15 +1,20 @@
 """``cuda_coop::WarpTopK``: the k largest (or smallest) keys of each logical warp's tile, in order, with their
-values; a cuda-coop composition of ``cub::WarpMergeSort``.
+values; a cuda-coop composition of ``cub::WarpMergeSort`` or ``cub::detail::WarpBitonicSort``.
 
-A copy of the logical warp's tile is sorted with ``cub::WarpMergeSort::StableSort`` in
-``coop.block.radix_sort``'s key order (see :mod:`.warp_argsort`; descending for ``largest=True``) and lane
-``l`` writes its items of sorted rank ``r = l*N + i < k`` to ``out_keys[offset + r]`` (and
-``out_values[offset + r]``): ``out_keys[offset : offset + k]`` holds the warp tile's top k in order. Ties keep
-input order (the sort is stable), so among equal keys the earlier warp-tile positions are chosen, as
-``coop.block.top_k`` does for a block. ``k`` is an integer of any type clamped to ``[0, warp tile]``; ``k``
-and ``offset`` must be the same in every lane of the logical warp (each logical warp passes its own, e.g.
+A copy of the logical warp's tile is sorted in ``coop.block.radix_sort``'s key order (see :mod:`.warp_argsort`;
+descending for ``largest=True``), stably, and the items of sorted rank ``r < k`` are written to
+``out_keys[offset + r]`` (and ``out_values[offset + r]``): ``out_keys[offset : offset + k]`` holds the warp tile's
+top k in order. Ties keep input order, so among equal keys the earlier warp-tile positions are chosen, as
+``coop.block.top_k`` does for a block. ``k`` is an integer of any type clamped to ``[0, warp tile]``; ``k`` and
+``offset`` must be the same in every lane of the logical warp (each logical warp passes its own, e.g.
 ``offset = warp * k`` through ``cuda.coop.uniform``). The caller's ``keys`` and ``values`` are not changed.
-Logical warps of a power of two lanes up to 32 (CUB's merge network needs one).
+Logical warps of a power of two lanes up to 32 (both networks need one).
+
+``algorithm=`` (:class:`~.warp_merge_sort.WarpSortAlgorithm`): ``"merge_sort"`` sorts with
+``cub::WarpMergeSort::StableSort`` and lane ``l`` writes its blocked ranks ``l*N + i``; ``"bitonic"`` sorts (key,
+position) pairs with ``cub::detail::WarpBitonicSort``, ties broken by position, and lane ``l`` writes the striped
+ranks ``i*threads + l`` the network leaves it (no exchange, no shared memory). Both write the same output, bit for
+bit, so ``"auto"`` may pick either; it picks ``"merge_sort"`` until the table measures the warp sorts.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from ._model import ArgKind, Method, Param, PrimitiveSpec, Scope
 from ._registry import register_primitive
 from .block_radix_sort import KEY_ORDER_DOC, KEY_TYPE, VALUE_TYPE, partial_tile
 from .block_top_k import LARGEST, top_k_overloads
+from .warp_merge_sort import DETAIL_DOC, WarpSortAlgorithm, warp_sort_algorithm
 
 __all__ = ["WARP_TOP_K"]
 
@@ -58,13 +64,24 @@ _VALID = partial_tile(
     type_="valid_type",
 )
 
+ALGORITHM = warp_sort_algorithm(
+    "warp_top_k",
+    "Sort algorithm; ``\"merge_sort\"`` and ``\"bitonic\"`` write the same keys and values, bit for bit. ``\"auto\"`` "
+    "(the default) picks the one measured faster: provisional, since no warp sort is measured yet "
+    "(``\"merge_sort\"`` everywhere until then).",
+)
+
 WARP_TOP_K = register_primitive(
     PrimitiveSpec(
         name="warp_top_k",
         cub_class="cuda_coop::WarpTopK",
         header="cuda_coop/warp_top_k.cuh",
+        # cub/warp/warp_bitonic_sort.cuh (through cuda_coop/detail/warp_bitonic.cuh; older CCCLs such as CUDA 13.0's
+        # lack it): after the version check, where used, so that a wrong CCCL first fails with that check's message.
+        preamble=False,
         scope=Scope.WARP,
-        tparams=(KEY_TYPE, ITEMS_PER_THREAD, THREADS, VALUE_TYPE),
+        tparams=(KEY_TYPE, ITEMS_PER_THREAD, THREADS, VALUE_TYPE, ALGORITHM),
+        algorithm=WarpSortAlgorithm,
         methods=(
             Method(
                 name="top_k",
@@ -79,8 +96,10 @@ WARP_TOP_K = register_primitive(
             ),
         ),
         constraints=(LOGICAL_WARP_CONSTRAINT,),
-        doc="Warp-wide top-k in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` (stable, in "
-        "``coop.block.radix_sort``'s key order; CUB has no warp radix sort). " + KEY_ORDER_DOC,
+        doc="Warp-wide top-k in every logical warp: cuda-coop's composition of ``cub::WarpMergeSort`` "
+        "(``algorithm=\"merge_sort\"``) or of ``cub::detail::WarpBitonicSort`` over (key, position) pairs "
+        "(``\"bitonic\"``; the same result), stable, in ``coop.block.radix_sort``'s key order (CUB has no warp radix "
+        "sort). " + KEY_ORDER_DOC + " " + DETAIL_DOC,
         example="warp_top_k",  # examples/warp_sort.py
     )
 )

@@ -1,8 +1,10 @@
-"""Warp-wide argsort and top-k (cuda-coop's compositions of ``cub::WarpMergeSort``; CUB has no warp radix sort).
+"""Warp-wide argsort and top-k (cuda-coop's compositions of ``cub::WarpMergeSort`` or ``cub::detail::WarpBitonicSort``;
+CUB has no warp radix sort).
 
 Each lane holds N keys in a ``cuda.local.array(N, dtype)``; a logical warp of ``threads`` lanes (a power of
 two up to 32) works on its ``threads * N`` keys in blocked order (lane ``l`` holds positions ``l*N .. l*N+N-1``).
-The key order is ``coop.block.radix_sort``'s over all the key's bits, and the sorts are stable. The block forms'
+The key order is ``coop.block.radix_sort``'s over all the key's bits, and the sorts are stable with either
+``algorithm=`` (the same result, bit for bit). The block forms'
 ``begin_bit=``/``end_bit=`` (a bit range), ``output=`` (a striped result) and radix tuning (``radix_bits=``,
 ``memoize_outer_scan=``, ``inner_scan_algorithm=``) belong to CUB's block radix sort and have no warp equivalent.
 ``valid_items=`` takes the warp tile's first that many keys, as for the block forms (the keys past it are padded
@@ -27,6 +29,7 @@ def argsort(
     base: int = 0,
     valid_items: Any = None,
     threads: int = 32,
+    algorithm: str = "auto",
     items_per_thread: int | None = None,
 ) -> None:
     """Fill ``indices`` with ``base`` + each key's position in the logical warp's tile and sort them with the
@@ -53,6 +56,7 @@ def top_k(
     offset: int = 0,
     valid_items: Any = None,
     threads: int = 32,
+    algorithm: str = "auto",
     items_per_thread: int | None = None,
 ) -> None:
     """Write the logical warp tile's ``k`` largest keys (``largest=False``: smallest), in order, to

@@ -565,7 +565,8 @@ class Parity(_GeneratedRst):
         pairs = sum(len(r["same_algorithm"]) for r in rows)
         same = [v for r in rows for v in r["same_algorithm"].values()]
         out = [
-            f"From the same run: {pairs} pairs over {len(rows)} reduce and scan cases, median "
+            f"From the same run: {pairs} pairs over {len(rows)} cases with a choice of algorithm "
+            f"({', '.join(sorted({r['family'] for r in rows}))}), median "
             f"{statistics.median(same):.3f}, maximum {max(same):.3f}, {sum(v > 1.03 for v in same)} above 1.03"
             + (f"; the other {len(others)} cases, whose twins call the same algorithm as the cuda-coop kernel, at "
                f"most {max(r['ratio'] for r in others):.3f}" if others else "")

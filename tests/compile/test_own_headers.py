@@ -19,6 +19,7 @@ from tests.helpers.nvrtc import LTOIR_MAGIC
 REQUESTS = [
     Request("block_top_k", "top_k", "pairs", dtype="float32", items_per_thread=4, value_type="int32"),
     Request("warp_argsort", "argsort", "pairs", dtype="int16", items_per_thread=2, index_type="int32"),
+    Request("block_argsort", "argsort", "pairs", dtype="int32", items_per_thread=2, index_type="int32"),
 ]
 
 
@@ -50,5 +51,6 @@ def test_compositions_compile_against_any_cccl_root(
     assert all(r.is_relative_to(root) for r in toolchain.cccl_include_roots)
     p = Provider(REQUESTS, block_dim=(64,), arch="sm_90", toolchain=toolchain, compiler=compiler, cache=MemoryCache())
     assert p.ltoir().startswith(LTOIR_MAGIC)
-    assert "#include <cuda_coop/warp_argsort.cuh>" in p.preamble  # in every provider's fixed preamble
-    assert "#include <cuda_coop/block_top_k.cuh>" in p.source  # after the version check (CCCL 3.6's AIR headers)
+    assert "#include <cuda_coop/block_argsort.cuh>" in p.preamble  # in every provider's fixed preamble
+    for late in ("block_top_k", "warp_argsort"):  # after the version check (CCCL 3.6's AIR, bitonic headers)
+        assert f"#include <cuda_coop/{late}.cuh>" in p.source and f"<cuda_coop/{late}.cuh>" not in p.preamble

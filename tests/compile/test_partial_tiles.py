@@ -21,7 +21,8 @@ from tests.helpers.subset import covering, missing_values
 
 BLOCK_AXES = ("dtype", "block", "ipt", "descending", "output", "values", "bits", "largest", "algorithm", "radix_bits",
               "count_type", "index_type")
-WARP_AXES = ("dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type", "count_type")
+WARP_AXES = ("dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type", "count_type",
+             "algorithm")
 BLOCK_COVERING = covering(gpu.CASES, *BLOCK_AXES)
 WARP_COVERING = covering(gpu.WARP_CASES, *WARP_AXES)
 

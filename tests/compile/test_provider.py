@@ -190,7 +190,9 @@ def _all_algorithms() -> list[Request]:
             names = {t.name for t in (*spec.tparams, *ov.tparams)}
             if {"items_per_thread", "threads"} <= names:
                 params["threads"] = 4  # WarpExchange's shuffle needs items_per_thread == threads
-            params.update({p.name: "+" for p in ov.all_params if p.kind is ArgKind.OPERATOR})
+            # a known operator of the kind the parameter takes: a comparison for a sort's order, else a sum
+            params.update({p.name: "<" if p.returns == "bool" else "+" for p in ov.all_params
+                           if p.kind is ArgKind.OPERATOR})
             requests.append(Request(spec.name, method.name, ov.name, **params))
     return requests
 

@@ -1,9 +1,9 @@
 """``coop.warp.argsort`` / ``coop.warp.top_k`` through real NVRTC and through the numba-cuda-mlir DSL, for sm_90
 (no GPU).
 
-Every overload x direction x key dtype (float16 and bfloat16 included) x logical warp compiles to LTO-IR; the
-GPU tier's kernels (tests/gpu/test_warp_argsort_top_k.py) compile inlined and cover its axes; misuse (a logical
-warp that is not a power of two or does not divide the block, complex or bool keys, float indices, a
+Every overload x direction x algorithm x key dtype (float16 and bfloat16 included) x logical warp compiles to
+LTO-IR; the GPU tier's kernels (tests/gpu/test_warp_argsort_top_k.py) compile inlined and cover its axes; misuse
+(a logical warp that is not a power of two or does not divide the block, complex or bool keys, float indices, a
 lane-dependent ``k``/``offset``) is a UsageError naming the argument and the call's file:line.
 """
 
@@ -39,6 +39,7 @@ def _requests() -> list[Request]:
     for n, key in enumerate(KEYS):
         common = {"dtype": key, "items_per_thread": (1, 4, 3, 8)[n % 4], "threads": WARPS[n % len(WARPS)]}
         for flag in (False, True):
+            common["algorithm"] = ("merge_sort", "bitonic")[(n + flag) % 2]  # each key type with both
             result.append(Request("warp_argsort", "argsort", "pairs", descending=flag, base=DEFAULT,
                                   index_type=("int32", "int64", "uint32", "uint16")[n % 4], **common))
             pairs = {"value_type": ("float64", "int32", "bfloat16", "uint8")[n % 4]} if flag != (n % 2 == 0) else {}
@@ -54,12 +55,18 @@ def test_every_overload_direction_and_key_type_compiles_with_nvrtc(
     """One provider (one NVRTC call) per block shape holding every combination."""
     p = compile_requests(_requests(), toolchain, compiler, block)
     for name in (".Argsort(", ".ArgsortDescending(", ".TopKLargest(", ".TopKSmallest(",
-                 "cuda_coop::WarpArgsort<__half, 3, 32, unsigned int>", "cuda_coop::WarpTopK<__nv_bfloat16, 8, 16, "):
+                 "cuda_coop::WarpArgsort<__half, 3, 32, unsigned int, cuda_coop::WARP_SORT_MERGE_SORT>",
+                 "cuda_coop::WarpArgsort<__half, 3, 32, unsigned int, cuda_coop::WARP_SORT_BITONIC>",
+                 "cuda_coop::WarpTopK<__nv_bfloat16, 8, 16, "):
         assert name in p.source, name
+    for spec in ("warp_argsort", "warp_top_k"):
+        forms = {(dict(r.params)["algorithm"], dict(r.params)["dtype"]) for r in _requests() if r.primitive == spec}
+        assert forms == {(a, k) for a in ("merge_sort", "bitonic") for k in KEYS}, spec
     assert p.source.count("#include <cuda_coop/warp_top_k.cuh>") == 1  # the compositions' C++ is their headers
 
 
-COVERING = covering(gpu.CASES, "dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type")
+COVERING = covering(gpu.CASES, "dtype", "threads", "ipt", "block", "descending", "largest", "values", "index_type",
+                    "algorithm")
 """Every value of every axis of the GPU tier's warp argsort / top-k kernels."""
 
 
@@ -178,5 +185,5 @@ def test_misuse_is_a_usage_error(kernel, sig, block, pattern: str) -> None:  # t
 def test_ranking_sanitizer_kernel_compiles(block: tuple[int, int, int]) -> None:
     """tests/gpu/_sanitizer_ranking.py's kernel (radix_rank, warp top_k and argsort) compiles with no CALL."""
     i32, f32 = types.int32[::1], types.float32[::1]
-    sig = (i32, f32, i32, i32, i32, i32, f32, i32, f32, i32)
+    sig = (i32, f32, i32, i32, i32, i32, f32, i32, f32, i32, f32, i32)
     assert_inlined(compile_kernel(ranking_sanitizer.kernel_for(block), sig, block=block), local=True)

@@ -5,8 +5,9 @@ and, per tile, ranks its int32 keys with ``coop.block.radix_rank`` by the digit 
 cut by ``end_bit``; bits at run time), descending, with ``digit_prefix`` (``"memoize"`` on the 1-D block, then
 also ``"match"`` ascending without ``digit_prefix``; ``"basic"`` on the 3-D one); then each logical warp of 8
 lanes takes the ``coop.warp.top_k`` of its float32 keys (the 5 largest, with their int32 positions) and
-``coop.warp.argsort`` s the same keys (int32 indices, ``base`` = the warp tile's offset), all on the kernel's
-shared temporary storage. Blocks: 128 threads, and 8x3x2 = 48 threads (a partial hardware warp). Inputs have
+``coop.warp.argsort`` s the same keys (int32 indices, ``base`` = the warp tile's offset), then argsorts them
+again, descending, with ``algorithm="bitonic"`` (keys and positions exchanged back to blocked), all on the
+kernel's shared temporary storage. Blocks: 128 threads, and 8x3x2 = 48 threads (a partial hardware warp). Inputs have
 many ties; outputs start poisoned; results are checked against NumPy (the rank definition of
 ``test_family_block_radix_sort.py``, ``np.argsort(kind="stable")``, ``np.partition`` + sort). The script prints
 ``OK ranking <block>`` for each and ``ALL OK`` at the end, and exits nonzero on a wrong result.
@@ -42,7 +43,8 @@ def kernel_for(block: tuple[int, int, int]):  # type: ignore[no-untyped-def]
     ALGO = "memoize" if MATCH else "basic"
 
     @cuda.jit
-    def kernel(x, xf, bits, ranks_out, prefix_out, mranks_out, top_keys, top_vals, keys_out, idx_out):
+    def kernel(x, xf, bits, ranks_out, prefix_out, mranks_out, top_keys, top_vals, keys_out, idx_out, bit_keys_out,
+               bit_idx_out):
         keys = cuda.local.array(IPT, np.int32)
         ranks = cuda.local.array(IPT, np.int32)
         mranks = cuda.local.array(IPT, np.int32)
@@ -78,6 +80,11 @@ def kernel_for(block: tuple[int, int, int]):  # type: ignore[no-untyped-def]
             for i in range(IPT):
                 keys_out[mine + i] = wkeys[i]
                 idx_out[mine + i] = idx[i]
+                wkeys[i] = xf[mine + i]
+            coop.warp.argsort(wkeys, idx, base=w * WT, descending=True, threads=W, algorithm="bitonic")
+            for i in range(IPT):
+                bit_keys_out[mine + i] = wkeys[i]
+                bit_idx_out[mine + i] = idx[i]
 
     return kernel
 
@@ -118,11 +125,12 @@ def main() -> int:
         xf = (rng.integers(-12, 12, n) / 4).astype(np.float32)  # 24 distinct keys a warp tile of 32: ties
         outs = [np.full(n, -7, np.int32), np.full(tiles * threads * b, -7, np.int32), np.full(n, -7, np.int32),
                 np.full(warps * K, 7.0e3, np.float32), np.full(warps * K, -7, np.int32), np.full(n, 7.0e3, np.float32),
-                np.full(n, -7, np.int32)]
+                np.full(n, -7, np.int32), np.full(n, 7.0e3, np.float32), np.full(n, -7, np.int32)]
         d_outs = [cuda.to_device(o) for o in outs]
         kernel_for(block)[GRID, block](cuda.to_device(x), cuda.to_device(xf),
                                        cuda.to_device(np.array([BEGIN_BIT, END_BIT], np.int32)), *d_outs)
-        ranks, prefix, mranks, top_keys, top_vals, keys_out, idx_out = (d.copy_to_host() for d in d_outs)
+        ranks, prefix, mranks, top_keys, top_vals, keys_out, idx_out, bit_keys, bit_idx = (
+            d.copy_to_host() for d in d_outs)
         good = True
         for j in range(tiles):
             sl = slice(j * tile, (j + 1) * tile)
@@ -138,6 +146,8 @@ def main() -> int:
             kt = xf[sl]
             good &= np.array_equal(keys_out[sl], np.sort(kt))
             good &= np.array_equal(idx_out[sl], np.argsort(kt, kind="stable") + w * wt)
+            down = np.argsort(-kt, kind="stable")  # descending, ties in input order (no -0.0: keys are k/4)
+            good &= np.array_equal(bit_keys[sl], kt[down]) and np.array_equal(bit_idx[sl], down + w * wt)
             top = -np.sort(-np.partition(kt, wt - K)[wt - K :])  # the K largest, largest first
             good &= np.array_equal(top_keys[w * K : (w + 1) * K], top)
             # ties: the earlier positions first (stable descending order)

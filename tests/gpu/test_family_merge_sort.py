@@ -1,7 +1,8 @@
-"""BlockMergeSort and WarpMergeSort on the GPU, against NumPy's stable sort.
+"""BlockMergeSort and the warp sorts (``coop.warp.merge_sort``, ``algorithm="merge_sort"`` and ``"bitonic"``) on the
+GPU, against NumPy's stable sort.
 
-One kernel per case (one NVRTC compile each) sorts each tile (block) or each logical warp's tile (warp)
-six times, every sort starting from the loaded input:
+One kernel per block case, two per warp case (the whole-tile sorts, then the partial ones; one NVRTC compile each)
+sort each tile (block) or each logical warp's tile (warp) six times, every sort starting from the loaded input:
 
 ====== ============================================ ==========================================================
 sort   call                                         checked
@@ -20,7 +21,9 @@ positions (int32) or distinct float64s. Outputs start poisoned; full sorts overw
 
 Axes (rotated, see :func:`block_cases` and :func:`warp_cases`): key dtypes (every integer, float32,
 float64) x values (none, int32, float64) x blocks (32,), (128,), (256,), (16,8), (4,4,4) x items 1, 4, 8;
-logical warps of 1, 2, 4, 8, 16, 32 lanes. 30 block kernels + 12 warp kernels = 42 NVRTC compiles. A block
+logical warps of 1, 2, 4, 8, 16, 32 lanes, each warp case with both algorithms (``"bitonic"`` without
+``stable=True`` is not stable: ``lt`` and ``p_lt`` check what they check for any algorithm, and its stable sorts
+are held to the same exact results). 30 block kernels + 2 x 24 warp kernels = 78 NVRTC compiles. A block
 whose thread count is not a power of two (33) is refused before compiling (CUB static_asserts it).
 compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_merge_sort.py``.
 """
@@ -43,6 +46,7 @@ BLOCKS = ((32, 1, 1), (128, 1, 1), (256, 1, 1), (16, 8, 1), (4, 4, 4))
 ITEMS = (1, 4, 8)
 VALUES = (None, "int32", "float64")
 WARP_THREADS = (1, 2, 4, 8, 16, 32)
+WARP_ALGORITHMS = ("merge_sort", "bitonic")
 WARP_BLOCKS = ((32, 1, 1), (128, 1, 1), (16, 8, 1), (4, 4, 4))
 PARTIAL_WARP_BLOCKS = {1: (33, 1, 1), 16: (16, 3, 1)}
 SORTS = ("lt", "gt", "abs", "p_abs", "p_lt", "p_gt")
@@ -59,6 +63,8 @@ class Case(Threads):
     ipt: int
     warp: int = 0
     """Lanes per logical warp (0: a block sort)."""
+    algorithm: str = "merge_sort"
+    """``algorithm=`` of a warp sort (block sorts have none)."""
 
     @property
     def group(self) -> int:
@@ -79,7 +85,7 @@ class Case(Threads):
 
     @property
     def id(self) -> str:
-        kind = f"warp{self.warp}" if self.warp else "block"
+        kind = f"warp{self.warp}-{self.algorithm}" if self.warp else "block"
         return f"{kind}-{self.dtype}-{self.values or 'keys'}-{'x'.join(map(str, self.block))}-ipt{self.ipt}"
 
 
@@ -97,7 +103,7 @@ def block_cases() -> list[Case]:
 
 def warp_cases() -> list[Case]:
     """Every logical warp width twice (items 1/4/8 and blocks rotating; 1- and 16-lane warps also in a block that
-    ends in a partial hardware warp: 33 and 16x3 threads)."""
+    ends in a partial hardware warp: 33 and 16x3 threads), each with both algorithms."""
     result = []
     for w, lanes in enumerate(WARP_THREADS):
         for k in range(2):
@@ -105,7 +111,9 @@ def warp_cases() -> list[Case]:
             block = WARP_BLOCKS[n % len(WARP_BLOCKS)]
             if k and lanes in PARTIAL_WARP_BLOCKS:
                 block = PARTIAL_WARP_BLOCKS[lanes]
-            result.append(Case(DTYPES[(3 * n + 1) % len(DTYPES)], VALUES[n % len(VALUES)], block, ITEMS[n % 3], lanes))
+            for algorithm in WARP_ALGORITHMS:
+                result.append(Case(DTYPES[(3 * n + 1) % len(DTYPES)], VALUES[n % len(VALUES)], block, ITEMS[n % 3],
+                                   lanes, algorithm))
     return result
 
 
@@ -127,7 +135,9 @@ def oob_keys(dtype: str) -> tuple[np.generic, np.generic]:
 
 
 def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untyped-def]
-    """The case's kernel (a numba-cuda-mlir dispatcher; compiled at its first launch).
+    """The case's kernels (the DSL's dispatchers; compiled at their first launch): one for a block; for a warp, one
+    of the whole-tile sorts and one of the partial ones (six large bitonic networks in one kernel were more than the
+    link-time optimiser inlines: one wrapper stayed a call, its arrays in local memory).
 
     Arguments: ``keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out``; the outputs hold one
     segment of ``tiles * tile`` items per sort of :data:`SORTS`.
@@ -136,7 +146,7 @@ def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untype
 
     import cuda.coop as coop
 
-    KT, IPT, TILE, G, W = getattr(np, case.dtype), case.ipt, case.tile, case.group, case.warp
+    KT, IPT, TILE, G, W, ALG = getattr(np, case.dtype), case.ipt, case.tile, case.group, case.warp, case.algorithm
     N = case.tiles * case.tile
     PAIRS = case.values is not None
     VT = getattr(np, case.values or "int32")
@@ -188,7 +198,38 @@ def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untype
                     values_out[s * N + base + t * IPT + i] = v[i]
 
     @cuda.jit
-    def warp_kernel(keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out):  # noqa: PLR0912 (six sorts, keys or pairs)
+    def warp_full(keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out):
+        k = cuda.local.array(IPT, KT)
+        v = cuda.local.array(IPT, VT)
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        lane = t % W
+        tile = cuda.blockIdx.x * SPT + t // W
+        base = tile * TILE
+        for s in range(3):
+            for i in range(IPT):
+                k[i] = keys_in[base + lane * IPT + i]
+                v[i] = values_in[base + lane * IPT + i]
+            if s == 0:
+                if PAIRS:
+                    coop.warp.merge_sort(k, "<", values=v, threads=W, algorithm=ALG)
+                else:
+                    coop.warp.merge_sort(k, "<", threads=W, algorithm=ALG)
+            elif s == 1:
+                if PAIRS:
+                    coop.warp.merge_sort(k, ">", values=v, stable=True, threads=W, algorithm=ALG)
+                else:
+                    coop.warp.merge_sort(k, ">", stable=True, threads=W, algorithm=ALG)
+            elif PAIRS:
+                coop.warp.merge_sort(k, by_abs, values=v, stable=True, threads=W, algorithm=ALG)
+            else:
+                coop.warp.merge_sort(k, by_abs, stable=True, threads=W, algorithm=ALG)
+            for i in range(IPT):
+                keys_out[s * N + base + lane * IPT + i] = k[i]
+                if PAIRS:
+                    values_out[s * N + base + lane * IPT + i] = v[i]
+
+    @cuda.jit
+    def warp_partial(keys_in, values_in, valid, oob_lt, oob_gt, keys_out, values_out):
         k = cuda.local.array(IPT, KT)
         v = cuda.local.array(IPT, VT)
         t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
@@ -196,45 +237,35 @@ def make_kernel(case: Case, *, dsl: Dsl = NUMBA_MLIR):  # type: ignore[no-untype
         tile = cuda.blockIdx.x * SPT + t // W
         base = tile * TILE
         n = valid[tile]
-        for s in range(6):
+        for s in range(3, 6):
             for i in range(IPT):
                 k[i] = keys_in[base + lane * IPT + i]
                 v[i] = values_in[base + lane * IPT + i]
-            if s == 0:
+            if s == 3:
                 if PAIRS:
-                    coop.warp.merge_sort(k, "<", values=v, threads=W)
+                    coop.warp.merge_sort(k, by_abs, values=v, valid_items=n, stable=True, threads=W, algorithm=ALG)
                 else:
-                    coop.warp.merge_sort(k, "<", threads=W)
-            elif s == 1:
-                if PAIRS:
-                    coop.warp.merge_sort(k, ">", values=v, stable=True, threads=W)
-                else:
-                    coop.warp.merge_sort(k, ">", stable=True, threads=W)
-            elif s == 2:
-                if PAIRS:
-                    coop.warp.merge_sort(k, by_abs, values=v, stable=True, threads=W)
-                else:
-                    coop.warp.merge_sort(k, by_abs, stable=True, threads=W)
-            elif s == 3:
-                if PAIRS:
-                    coop.warp.merge_sort(k, by_abs, values=v, valid_items=n, stable=True, threads=W)
-                else:
-                    coop.warp.merge_sort(k, by_abs, valid_items=n, stable=True, threads=W)
+                    coop.warp.merge_sort(k, by_abs, valid_items=n, stable=True, threads=W, algorithm=ALG)
             elif s == 4:
                 if PAIRS:
-                    coop.warp.merge_sort(k, "<", values=v, valid_items=n, oob_default=oob_lt, threads=W)
+                    coop.warp.merge_sort(k, "<", values=v, valid_items=n, oob_default=oob_lt, threads=W,
+                                         algorithm=ALG)
                 else:
-                    coop.warp.merge_sort(k, "<", valid_items=n, oob_default=oob_lt, threads=W)
+                    coop.warp.merge_sort(k, "<", valid_items=n, oob_default=oob_lt, threads=W, algorithm=ALG)
             elif PAIRS:
-                coop.warp.merge_sort(k, ">", values=v, valid_items=n, oob_default=oob_gt, stable=True, threads=W)
+                coop.warp.merge_sort(k, ">", values=v, valid_items=n, oob_default=oob_gt, stable=True, threads=W,
+                                     algorithm=ALG)
             else:
-                coop.warp.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True, threads=W)
+                coop.warp.merge_sort(k, ">", valid_items=n, oob_default=oob_gt, stable=True, threads=W,
+                                     algorithm=ALG)
             for i in range(IPT):
                 keys_out[s * N + base + lane * IPT + i] = k[i]
                 if PAIRS:
                     values_out[s * N + base + lane * IPT + i] = v[i]
 
-    return warp_kernel if W else block_kernel
+    if not W:
+        return [block_kernel]
+    return [warp_full, warp_partial]  # the whole-tile sorts, then the partial ones: two kernels of three sorts
 
 
 def signature(case: Case, *, dsl: Dsl = NUMBA_MLIR) -> tuple[object, ...]:
@@ -263,7 +294,6 @@ def inputs(case: Case, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     keys[five - 3] = keys[five]  # equal keys
     values = rng.permutation(n) + 0.25 if case.values == "float64" else np.arange(n, dtype=np.int32)
     return keys, values
-
 
 
 def reference_order(sort: str, keys: np.ndarray) -> np.ndarray:
@@ -311,9 +341,9 @@ def _launch(case: Case, rng: np.random.Generator, *, dsl: Dsl = NUMBA_MLIR) -> N
     size = len(SORTS) * keys.size
     d_keys = cuda.to_device(np.full(size, poison_k, keys.dtype))
     d_values = cuda.to_device(np.full(size, -7, values.dtype))
-    make_kernel(case, dsl=dsl)[case.grid, case.block](
-        cuda.to_device(keys), cuda.to_device(values), cuda.to_device(valid), oob_lt, oob_gt, d_keys, d_values
-    )
+    args = (cuda.to_device(keys), cuda.to_device(values), cuda.to_device(valid), oob_lt, oob_gt, d_keys, d_values)
+    for kernel in make_kernel(case, dsl=dsl):
+        kernel[case.grid, case.block](*args)
     got_v = d_values.copy_to_host() if case.values else None
     check(case, keys, values, valid, d_keys.copy_to_host(), got_v)
     if got_v is None:
@@ -327,7 +357,8 @@ def test_the_cases_cover_every_axis() -> None:
     assert {c.block for c in BLOCK_CASES} == set(BLOCKS)
     assert {c.ipt for c in BLOCK_CASES} == set(ITEMS) == {c.ipt for c in WARP_CASES}
     assert Counter((c.block, c.ipt) for c in BLOCK_CASES) == dict.fromkeys(itertools.product(BLOCKS, ITEMS), 2)
-    assert Counter(c.warp for c in WARP_CASES) == dict.fromkeys(WARP_THREADS, 2)  # each logical warp twice ...
+    assert Counter((c.warp, c.algorithm) for c in WARP_CASES) == dict.fromkeys(  # each logical warp twice ...
+        itertools.product(WARP_THREADS, WARP_ALGORITHMS), 2)
     assert set(PARTIAL_WARP_BLOCKS.items()) <= {(c.warp, c.block) for c in WARP_CASES}  # ... in a partial warp too
 
 

@@ -24,7 +24,9 @@ argsort) of the valid keys alone (``V = min(max(count, 0), tile)``), for bfloat1
 Keys: random bit patterns with the float specials (+-0.0, +-inf, NaNs of both signs with payloads, the all-ones
 NaN that ties with the ascending pad), ties, reverse-sorted tiles (``keys_for`` of the two modules). Every key
 type (int8..uint64, float16, bfloat16, float32, float64), both directions each; the other axes rotate (see
-:func:`cases`; the compile tier compiles a covering subset).
+:func:`cases`; the compile tier compiles a covering subset). The warp forms run each key type with both
+``algorithm=`` values, ``"merge_sort"`` and ``"bitonic"`` (whose positions break ties, so the padding sorts after
+equal valid keys too), against the same model.
 """
 
 from __future__ import annotations
@@ -444,7 +446,9 @@ def warp_cases() -> list[WarpCase]:
             block = ((64, 1, 1), (16, 8, 1), (4, 4, 4), (32, 1, 1))[n % 4]
             result.append(WarpCase(dtype, WARPS[n % len(WARPS)], (1, 3, 4)[d % 3], block, descending,
                                    largest=(n // 2) % 2 == 0, values=VALUES[n % 3],
-                                   index_type=INDEX_TYPES[n % len(INDEX_TYPES)], count_type=COUNT_TYPES[n % 4]))
+                                   index_type=INDEX_TYPES[n % len(INDEX_TYPES)],
+                                   algorithm=warp.ALGORITHMS[(d + j) % 2],  # each key type with both
+                                   count_type=COUNT_TYPES[n % 4]))
     return result
 
 
@@ -464,6 +468,7 @@ def make_warp_kernel(case: WarpCase) -> Any:
     IPT, LW, WT, BT = case.ipt, case.threads, case.warp_tile, case.block_threads
     PER_BLOCK, TILE = BT // LW, BT * case.ipt
     DESC, LARGEST, HAS_VALUES, POISON_V = case.descending, case.largest, case.values is not None, POISON_VALUE
+    ALG = case.algorithm
 
     @cuda.jit
     def kernel(xa, xt, v, ns, ks, keys_out, index_out, top_keys, top_values, after):
@@ -485,14 +490,15 @@ def make_warp_kernel(case: WarpCase) -> Any:
             vals2[i] = v[mine + i]
             top_k_keys[here + i] = ushort_as_bfloat16(top_keys[mine + i]) if BF16 else top_keys[mine + i]
             top_k_values[here + i] = POISON_V
-        coop.warp.argsort(keys, idx, descending=DESC, base=w * WT + BASE_EXTRA, valid_items=n, threads=LW)
+        coop.warp.argsort(keys, idx, descending=DESC, base=w * WT + BASE_EXTRA, valid_items=n, threads=LW,
+                          algorithm=ALG)
         cuda.syncwarp()
         if HAS_VALUES:
             coop.warp.top_k(keys2, top_k_keys, k=ks[w], values=vals2, out_values=top_k_values, largest=LARGEST,
-                            offset=local * WT, valid_items=n, threads=LW)
+                            offset=local * WT, valid_items=n, threads=LW, algorithm=ALG)
         else:
             coop.warp.top_k(keys2, top_k_keys, k=ks[w], largest=LARGEST, offset=local * WT, valid_items=n,
-                            threads=LW)
+                            threads=LW, algorithm=ALG)
         cuda.syncwarp()
         for i in range(IPT):
             keys_out[mine + i] = bfloat16_as_ushort(keys[i]) if BF16 else keys[i]
@@ -600,3 +606,4 @@ def test_cases_cover_every_axis() -> None:
     assert {c.index_type for c in WARP_CASES} == set(INDEX_TYPES) and {c.count_type for c in WARP_CASES} == set(
         COUNT_TYPES)
     assert all(c.block_threads % c.threads == 0 for c in WARP_CASES)
+    assert {(c.dtype, c.algorithm) for c in WARP_CASES} == {(d, a) for d in KEYS for a in warp.ALGORITHMS}

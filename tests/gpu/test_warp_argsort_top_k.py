@@ -1,9 +1,11 @@
 """``coop.warp.argsort`` and ``coop.warp.top_k`` on the GPU, against NumPy's stable argsort and partition.
 
-Both are cuda-coop compositions of ``cub::WarpMergeSort::StableSort`` with a comparator in
-``coop.block.radix_sort``'s key order (:mod:`cuda_coop._specs.warp_argsort`). One kernel per case; every logical
-warp of a 2-block launch loads its own warp tile (``threads * N`` keys, lane ``l`` holding ``l*N .. l*N+N-1``)
-and
+Both are cuda-coop compositions of ``cub::WarpMergeSort::StableSort`` (``algorithm="merge_sort"``) or of
+``cub::detail::WarpBitonicSort`` over (key, position) pairs (``"bitonic"``) with a comparator in
+``coop.block.radix_sort``'s key order (:mod:`cuda_coop._specs.warp_argsort`); every case runs with each
+algorithm, against the same model (tests/gpu/test_warp_bitonic.py also compares the two in one kernel). One
+kernel per case; every logical warp of a 2-block launch loads its own warp tile (``threads * N`` keys, lane ``l``
+holding ``l*N .. l*N+N-1``) and
 
 - argsorts it (ascending or descending; int32/int64/uint32 indices; ``base`` = the warp tile's offset + 7):
   keys exact (bits), indices = the stable argsort + base;
@@ -20,16 +22,17 @@ keys, -0.0/+0.0 mixed), reverse-sorted.
 
 Axes (rotated, see :func:`cases`): key dtypes (every integer, float16, float32, float64) x logical warps 1, 2,
 4, 8, 16, 32 (all six for the floats) x items 1, 4, 8 x blocks (32,), (64,), (16,8), (4,4,4), and (33,) with
-1-lane warps. A logical warp that is not a power of two, or does not divide the block, is refused before
-compiling (tests/compile/test_warp_argsort_top_k.py). compute-sanitizer memcheck/racecheck/synccheck run
-``tests/gpu/_sanitizer_ranking.py`` (``coop.block.radix_rank``, then ``coop.warp.top_k`` and ``coop.warp.argsort``
-on logical warps of 8, three tiles a block; blocks of 128 and 8x3x2 = 48 threads).
+1-lane warps; each case with both algorithms. A logical warp that is not a power of two, or does not divide the
+block, is refused before compiling (tests/compile/test_warp_argsort_top_k.py). compute-sanitizer
+memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_ranking.py`` (``coop.block.radix_rank``, then
+``coop.warp.top_k`` and ``coop.warp.argsort`` on logical warps of 8, three tiles a block, the argsort with both
+algorithms; blocks of 128 and 8x3x2 = 48 threads).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +47,7 @@ ITEMS = (1, 4, 8)
 BLOCKS = ((32, 1, 1), (64, 1, 1), (16, 8, 1), (4, 4, 4))
 VALUES = (None, "int32", "float64")
 INDEX_TYPES = ("int32", "int64", "uint32")
+ALGORITHMS = ("merge_sort", "bitonic")
 BLOCKS_PER_GRID = 2
 BASE_EXTRA = 7
 
@@ -58,6 +62,7 @@ class Case:
     largest: bool
     values: str | None
     index_type: str
+    algorithm: str = "merge_sort"
 
     @property
     def block_threads(self) -> int:
@@ -76,7 +81,7 @@ class Case:
     def id(self) -> str:
         return (f"{self.dtype}-lw{self.threads}-ipt{self.ipt}-{'x'.join(map(str, self.block))}-"
                 f"{'desc' if self.descending else 'asc'}-{'largest' if self.largest else 'smallest'}-"
-                f"{self.values or 'keys'}-{self.index_type}")
+                f"{self.values or 'keys'}-{self.index_type}-{self.algorithm}")
 
 
 def cases() -> list[Case]:
@@ -92,7 +97,7 @@ def cases() -> list[Case]:
     # a block that is not a multiple of 32: 1-lane logical warps only
     result.append(Case("float32", 1, 4, (33, 1, 1), True, False, "int32", "int64"))
     result.append(Case("int64", 1, 8, (33, 1, 1), False, True, None, "uint32"))
-    return result
+    return [replace(c, algorithm=a) for c in result for a in ALGORITHMS]
 
 
 CASES = cases()
@@ -148,7 +153,7 @@ def make_kernel(case: Case) -> Any:
     KT, VT, IT = getattr(np, case.dtype), getattr(np, case.values or "int32"), getattr(np, case.index_type)
     IPT, LW, WT = case.ipt, case.threads, case.warp_tile
     PER_BLOCK = case.block_threads // case.threads
-    DESC, LARGEST, HAS_VALUES = case.descending, case.largest, case.values is not None
+    DESC, LARGEST, HAS_VALUES, ALG = case.descending, case.largest, case.values is not None, case.algorithm
 
     @cuda.jit
     def kernel(x, v, ks, keys_out, index_out, top_keys, top_values, keys_after):
@@ -163,15 +168,15 @@ def make_kernel(case: Case) -> Any:
             keys[i] = x[mine + i]
             keys2[i] = x[mine + i]
             vals2[i] = v[mine + i]
-        coop.warp.argsort(keys, idx, descending=DESC, base=w * WT + BASE_EXTRA, threads=LW)
+        coop.warp.argsort(keys, idx, descending=DESC, base=w * WT + BASE_EXTRA, threads=LW, algorithm=ALG)
         for i in range(IPT):
             keys_out[mine + i] = keys[i]
             index_out[mine + i] = idx[i]
         if HAS_VALUES:
             coop.warp.top_k(keys2, top_keys, k=ks[w], values=vals2, out_values=top_values, largest=LARGEST,
-                            offset=w * WT, threads=LW)
+                            offset=w * WT, threads=LW, algorithm=ALG)
         else:
-            coop.warp.top_k(keys2, top_keys, k=ks[w], largest=LARGEST, offset=w * WT, threads=LW)
+            coop.warp.top_k(keys2, top_keys, k=ks[w], largest=LARGEST, offset=w * WT, threads=LW, algorithm=ALG)
         for i in range(IPT):
             keys_after[mine + i] = keys2[i]
 
@@ -264,6 +269,8 @@ def test_cases_cover_every_axis() -> None:
     assert {c.index_type for c in CASES} == set(INDEX_TYPES)
     assert {(c.descending, c.largest) for c in CASES} == {(a, b) for a in (False, True) for b in (False, True)}
     assert all(c.block_threads % c.threads == 0 for c in CASES)
+    assert {replace(c, algorithm="merge_sort") for c in CASES if c.algorithm == "bitonic"} == {
+        c for c in CASES if c.algorithm == "merge_sort"}  # every case with each algorithm
 
 
 def test_reference_matches_numpy(rng: np.random.Generator) -> None:

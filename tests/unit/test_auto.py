@@ -299,7 +299,7 @@ def test_plan_resolves_for_its_arch(table) -> None:
 def test_every_auto_primitive_defaults_to_auto() -> None:
     auto_specs = {spec.name for spec, _ in AUTO_SPECS.values()}
     assert auto_specs == {"block_load", "block_store", "block_reduce", "block_scan", "warp_load", "warp_store",
-                          "block_histogram", "block_top_k"}
+                          "block_histogram", "block_top_k", "warp_merge_sort", "warp_argsort", "warp_top_k"}
     stubs = [p for p in all_public_primitives() if p.spec.name in auto_specs]
     assert stubs
     for prim in stubs:
@@ -310,7 +310,7 @@ def test_every_auto_primitive_defaults_to_auto() -> None:
             continue
         assert inspect.signature(stub).parameters["algorithm"].default == "auto", prim.name
         fallback = "(CUB's own default" if prim.spec.cub_class.startswith("cub::") else "(its fallback"
-        assert '``"auto"`` (the default' in (stub.__doc__ or "") and fallback in (stub.__doc__ or "")
+        assert '``"auto"`` (the default' in (stub.__doc__ or "") and fallback in (stub.__doc__ or ""), prim.name
 
 
 # -- the committed table ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""cub::BlockMergeSort and cub::WarpMergeSort: specs, comparators, constraints, wrapper ABI and rendered C++
-(host only)."""
+"""cub::BlockMergeSort and cuda_coop::WarpSort (cub::WarpMergeSort or cub::detail::WarpBitonicSort): specs,
+comparators, constraints, wrapper ABI, rendered C++ and what ``algorithm="auto"`` may pick (host only)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _call(text: str) -> tuple[str, str]:
 def test_specs_follow_cub() -> None:
     assert [t.cpp for t in BLOCK.tparams] == ["KeyT", "BlockDimX", "ItemsPerThread", "ValueT", "BlockDimY",
                                               "BlockDimZ", "Unroll"]
-    assert [t.cpp for t in WARP.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "ValueT"]
+    assert [t.cpp for t in WARP.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "ValueT", "Algorithm"]
     for spec in (BLOCK, WARP):
         (method,) = spec.methods
         assert method.cpp_names() == ("Sort", "StableSort")
@@ -74,16 +74,18 @@ def test_every_block_overload_renders_cubs_argument_order(overload: str, args: l
     assert f"cub::BlockMergeSort<float, 16, 3, {value}, 8, 1, true>" in text
 
 
+@pytest.mark.parametrize("algorithm", ["merge_sort", "bitonic"])
 @pytest.mark.parametrize("overload", OVERLOADS)
-def test_every_warp_overload_counts_the_logical_warps_tile(overload: str) -> None:
-    text = _render("warp_merge_sort", overload, block=(64,), stable=True, compare=">")
+def test_every_warp_overload_counts_the_logical_warps_tile(overload: str, algorithm: str) -> None:
+    """Both algorithms take CUB's WarpMergeSort calls (cuda_coop::WarpSort has its member functions)."""
+    text = _render("warp_merge_sort", overload, block=(64,), stable=True, compare=">", algorithm=algorithm)
     name, args = _call(text)
     assert name == "StableSort"
     assert args.startswith(KEYS + (", " + VALUES if "pairs" in overload else "") + ", ::cuda::std::greater<>{}")
     assert ("clamp_count<48>(valid_items)" in args) == ("valid" in overload)  # 16 lanes x 3 items
     assert args.endswith("oob_default") == overload.endswith("default")
     value = "double" if "pairs" in overload else "cub::NullType"
-    assert f"cub::WarpMergeSort<float, 3, 16, {value}>" in text
+    assert f"cuda_coop::WarpSort<float, 3, 16, {value}, cuda_coop::WARP_SORT_{algorithm.upper()}>" in text
 
 
 def test_the_wrapper_abi() -> None:
@@ -158,8 +160,9 @@ def test_public_stubs() -> None:
         "keys", "compare", "values", "valid_items", "oob_default", "stable", "items_per_thread"]
     params = inspect.signature(coop.warp.merge_sort).parameters
     assert list(params) == ["keys", "compare", "values", "valid_items", "oob_default", "stable", "threads",
-                            "items_per_thread"]
+                            "algorithm", "items_per_thread"]
     assert params["threads"].default == 32 and params["stable"].default is False
-    assert "cub::WarpMergeSort::StableSort" in (coop.warp.merge_sort.__doc__ or "")
+    assert params["algorithm"].default == "auto"
+    assert "cuda_coop::WarpSort::StableSort" in (coop.warp.merge_sort.__doc__ or "")
     with pytest.raises(coop.errors.UsageError, match="called on the host"):
         coop.block.merge_sort(None, "<")

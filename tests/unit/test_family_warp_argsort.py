@@ -1,5 +1,5 @@
-"""``cuda_coop::WarpArgsort`` and ``cuda_coop::WarpTopK`` (compositions of cub::WarpMergeSort): specs, constraints,
-wrapper ABI and rendered C++ (host only)."""
+"""``cuda_coop::WarpArgsort`` and ``cuda_coop::WarpTopK`` (compositions of cub::WarpMergeSort or
+cub::detail::WarpBitonicSort): specs, constraints, wrapper ABI and rendered C++ (host only)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import inspect
 import pytest
 
 import cuda.coop as coop
+from cuda.coop._own_headers import own_headers
 from cuda.coop._specs import DEFAULT, Request, bind, get_primitive
 from cuda.coop.errors import SpecError
 from tests.helpers.golden import render_requests
@@ -39,8 +40,8 @@ def _call(text: str, method: str) -> str:
 
 
 def test_specs_follow_cub() -> None:
-    assert [t.cpp for t in ARGSORT.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "IndexT"]
-    assert [t.cpp for t in TOP_K.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "ValueT"]
+    assert [t.cpp for t in ARGSORT.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "IndexT", "Algorithm"]
+    assert [t.cpp for t in TOP_K.tparams] == ["KeyT", "ItemsPerThread", "LogicalWarpThreads", "ValueT", "Algorithm"]
     assert ARGSORT.methods[0].cpp_names() == ("Argsort", "ArgsortDescending")
     assert TOP_K.methods[0].cpp_names() == ("TopKSmallest", "TopKLargest")
     for spec, header in ((ARGSORT, "cuda_coop/warp_argsort.cuh"), (TOP_K, "cuda_coop/warp_top_k.cuh")):
@@ -48,17 +49,21 @@ def test_specs_follow_cub() -> None:
         text = header_text(header)
         assert "#include <cub/warp/warp_merge_sort.cuh>" in text
         assert "cub::WarpMergeSort<KeyT, ItemsPerThread, LogicalWarpThreads" in text
-        assert ".StableSort(" in text and ".Sort(" not in text  # ties keep input order
+        own = (own_headers().root / header).read_text(encoding="utf-8")  # not the headers it includes
+        assert ".StableSort(" in own and ".Sort(" not in own  # ties keep input order
+        # "bitonic": keys packed with their positions (detail::RadixBitonic), never the bare (unstable) network
+        assert "detail::RadixBitonic<KeyT, " in own and "SortT::Load(keys, items);" in own
+        assert "WarpBitonicSort<" not in own
 
 
 def test_argsort_renders_a_stable_merge_sort_in_radix_order() -> None:
     text = _render(_argsort(descending=True, index_type="uint32"))
-    assert "using prim_0 = cuda_coop::WarpArgsort<float, 3, 16, unsigned int>;" in text
+    assert "using prim_0 = cuda_coop::WarpArgsort<float, 3, 16, unsigned int, cuda_coop::WARP_SORT_MERGE_SORT>;" in text
     assert _call(text, "ArgsortDescending") == ("reinterpret_cast<float(&)[3]>(*keys), "
                                                 "reinterpret_cast<unsigned int(&)[3]>(*indices), base")
     assert "#include <cuda_coop/warp_argsort.cuh>" in text
     header = header_text("cuda_coop/warp_argsort.cuh")
-    assert "StableSort(keys, indices, RadixOrder<KeyT, true>{})" in header
+    assert "StableSort(keys, indices, RadixOrder<KeyT, Descending>{})" in header and "Sort<true>(keys" in header
     assert "Traits::TwiddleIn(::cuda::std::bit_cast<UnsignedBits>(key))" in header
     assert "% LogicalWarpThreads" in header  # the lane in the logical warp, from the block's linear rank
 
@@ -71,7 +76,7 @@ def test_top_k_clamps_k_to_the_warp_tile_and_keeps_the_callers_keys(overload: st
     assert args.startswith("keys_in, cuda_coop_detail::clamp_count<48>(k), out_keys")  # 16 lanes x 3 keys
     assert args.endswith("offset") and ("values_in, out_values" in args) == (overload == "pairs")
     value = "long long" if overload == "pairs" else "cub::NullType"
-    assert f"cuda_coop::WarpTopK<float, 3, 16, {value}>" in text
+    assert f"cuda_coop::WarpTopK<float, 3, 16, {value}, cuda_coop::WARP_SORT_MERGE_SORT>" in text
 
 
 def test_argsort_and_top_k_share_one_radix_order() -> None:
@@ -116,10 +121,11 @@ def test_float_indices_are_refused() -> None:
 
 def test_public_stubs() -> None:
     assert list(inspect.signature(coop.warp.argsort).parameters) == [
-        "keys", "indices", "descending", "base", "valid_items", "threads", "items_per_thread"]
+        "keys", "indices", "descending", "base", "valid_items", "threads", "algorithm", "items_per_thread"]
     params = inspect.signature(coop.warp.top_k).parameters
     assert list(params) == ["keys", "out_keys", "k", "values", "out_values", "largest", "offset", "valid_items",
-                            "threads", "items_per_thread"]
+                            "threads", "algorithm", "items_per_thread"]
+    assert params["algorithm"].default == "auto"
     assert params["threads"].default == 32 and params["largest"].default is True
     assert "cuda_coop::WarpArgsort::Argsort" in (coop.warp.argsort.__doc__ or "")
     assert "cuda_coop::WarpTopK::TopK" in (coop.warp.top_k.__doc__ or "")

@@ -13,7 +13,6 @@
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_exchange.cuh>
 #include <cub/warp/warp_load.cuh>
-#include <cub/warp/warp_merge_sort.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cub/warp/warp_store.cuh>
@@ -21,8 +20,6 @@
 #include <cuda_coop/block_argsort.cuh>
 #include <cuda_coop/block_radix_rank.cuh>
 #include <cuda_coop/warp_arg_reduce.cuh>
-#include <cuda_coop/warp_argsort.cuh>
-#include <cuda_coop/warp_top_k.cuh>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 #include <cuda/std/functional>

@@ -7,8 +7,10 @@
 #include <cuda_coop/block_top_k.cuh>
 #include <cuda_coop/warp_arg_reduce.cuh>
 #include <cuda_coop/warp_argsort.cuh>
+#include <cuda_coop/warp_merge_sort.cuh>
 #include <cuda_coop/warp_top_k.cuh>
 
+#include <cuda/std/functional>
 #include <cuda/std/version>
 
 static_assert(CCCL_VERSION == FOUND_CCCL_VERSION, "these CCCL headers are not the package's (the CUDA toolkit's won?)");
@@ -137,4 +139,35 @@ __global__ void load_to_shared(const float* in, float* out, int valid_items)
   __syncthreads();
   Copy(temp).LoadToShared(in, tile, valid_items);
   out[threads + threadIdx.x] = tile[threadIdx.x];
+}
+
+__global__ void warp_bitonic_sorts(const int* in, const double* in_values, int* out, double* out_values, int k)
+{
+  constexpr auto bitonic = cuda_coop::WARP_SORT_BITONIC;
+  using Sort             = cuda_coop::WarpSort<int, items, 16, double, bitonic>;
+  using Argsort          = cuda_coop::WarpArgsort<int, items, 16, long long, bitonic>;
+  using TopK             = cuda_coop::WarpTopK<int, items, 16, double, bitonic>;
+  __shared__ union
+  {
+    typename Sort::TempStorage sort[threads / 16];
+    typename Argsort::TempStorage argsort[threads / 16];
+  } temp;
+  __shared__ typename TopK::TempStorage top_k_temp[threads / 16];
+  int keys[items];
+  double values[items];
+  long long indices[items];
+  for (int i = 0; i < items; ++i)
+  {
+    keys[i]   = in[threadIdx.x * items + i];
+    values[i] = in_values[threadIdx.x * items + i];
+  }
+  TopK(top_k_temp[threadIdx.x / 16]).TopKSmallest(keys, k, out, values, out_values, threadIdx.x / 16 * k);
+  Sort(temp.sort[threadIdx.x / 16]).StableSort(keys, values, ::cuda::std::less<>{});
+  __syncwarp();
+  Argsort(temp.argsort[threadIdx.x / 16]).ArgsortDescending(keys, indices, 0);
+  for (int i = 0; i < items; ++i)
+  {
+    out[threadIdx.x * items + i]        = keys[i] + static_cast<int>(indices[i]);
+    out_values[threadIdx.x * items + i] = values[i];
+  }
 }
