@@ -8,6 +8,8 @@ family kernels under numba-cuda are compiled by each family's compile tests (``t
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types as pytypes
 import warnings
 from pathlib import Path
@@ -77,6 +79,16 @@ def _compile_as_launched(monkeypatch: pytest.MonkeyPatch, kernel: Any, sig: tupl
 
     monkeypatch.setattr(launchconfig, "current_launch_config", lambda: launch)
     return compiler.compile_cuda(kernel.py_func, types.void, sig, cc=(9, 0))
+
+
+@pytest.mark.parametrize("dsl", DSLS, ids=str)
+def test_a_fresh_process_gets_each_dsls_cuda_module(dsl: Dsl) -> None:
+    """The sanitizer scripts ask for ``dsl.cuda`` before anything imported the DSL (``numba_cuda_mlir.cuda`` is a
+    submodule: an attribute only once imported); seen failing on the GPU machine, not inside pytest."""
+    code = f"from tests.helpers.dsl import {str(dsl).upper()} as d; assert callable(d.cuda.jit)"
+    result = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], check=False,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
 
 
 def test_a_launch_gives_the_block_and_makes_the_kernel_launch_specialised(monkeypatch: pytest.MonkeyPatch) -> None:

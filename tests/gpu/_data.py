@@ -159,5 +159,6 @@ def exclusive_terms(op: str, values: np.ndarray, initial: np.generic) -> np.ndar
 def assert_bits_equal(got: np.ndarray, expected: np.ndarray, what: str) -> None:
     """Equality of the bit patterns (NaN poison compares equal to itself)."""
     assert got.dtype == expected.dtype and got.shape == expected.shape, what
-    view = np.dtype(f"u{got.dtype.itemsize}")
+    size = got.dtype.itemsize  # complex128 has no 16-byte unsigned type: compare its halves
+    view = np.dtype(f"u{size}") if size <= 8 else np.dtype(("u8", size // 8))
     np.testing.assert_array_equal(got.view(view), expected.view(view), err_msg=what)

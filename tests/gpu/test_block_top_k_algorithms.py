@@ -127,7 +127,7 @@ def tile_bits(case: Case, kind: str, rng: np.random.Generator) -> np.ndarray:
     """One tile of key bits of ``kind`` (see ``TILE_KINDS``)."""
     tile, dtype = case.tile, case.dtype
     u = np.dtype(f"uint{partial.width(dtype)}")
-    base = partial.tiles_for(dtype, tile, 3, [int(x) for x in rng.integers(0, 2**31, 2)])
+    base = partial.tiles_for(dtype, tile, 3, rng)
     if kind == "random":
         return base[0]
     if kind == "reversed":

@@ -23,7 +23,7 @@ from tests.helpers import requires
 __all__ = ["DSLS", "NUMBA_CUDA", "NUMBA_MLIR", "Dsl"]
 
 _MODULES = {
-    "numba_mlir": ("numba_cuda_mlir", "numba_cuda_mlir.numba_cuda.types",
+    "numba_mlir": ("numba_cuda_mlir.cuda", "numba_cuda_mlir.numba_cuda.types",
                    "numba_cuda_mlir.numba_cuda.np.numpy_support", "numba_cuda_mlir.numba_cuda.bf16"),
     "numba_cuda": ("numba.cuda", "numba.cuda.types", "numba.cuda.np.numpy_support", "numba.cuda.bf16"),
 }
@@ -51,8 +51,7 @@ class Dsl:
     @property
     def cuda(self) -> Any:
         """The ``cuda`` module kernels use (``cuda.jit``, ``cuda.threadIdx``, ``cuda.local.array``)."""
-        module = self._import(0)
-        return module.cuda if self.name == "numba_mlir" else module
+        return self._import(0)  # a submodule: numba_cuda_mlir.cuda is not an attribute until it is imported
 
     @property
     def types(self) -> Any:
