@@ -1,7 +1,8 @@
 """Ahead-of-time packs: compile kernels for arches once, keep their providers and linked cubins in a pack.
 
 Shared by both DSLs: each integration's ``precompile`` passes the ``compile_kernel`` its kernels compile
-with (:data:`Compilers`), and ``python -m cuda.coop precompile`` picks the integration per kernel.
+with and its name (:data:`Compilers`), and ``python -m cuda.coop precompile`` picks the integration per kernel.
+Every entry records the DSL of the kernel it was compiled for, and serves only that DSL's kernels.
 """
 
 from __future__ import annotations
@@ -21,13 +22,40 @@ from .._version import __version__
 from ..errors import PackError, UsageError
 from ._inspect import CompiledKernel, arch_of, dims_of
 
-__all__ = ["Compilers", "PrecompiledKernel", "arches", "precompile"]
+__all__ = ["Compilers", "PrecompiledKernel", "arches", "check_dsl", "dsl_of", "precompile"]
 
 CompileFn = Callable[..., CompiledKernel]
 """An integration's ``compile_kernel(kernel, signature, *, block, grid, arch)``."""
-Compilers = Callable[[Any, str], CompileFn]
-"""``(kernel, where)`` -> the ``compile_kernel`` of the kernel's DSL; a UsageError (naming ``where``) for an object
-that is not a kernel it compiles."""
+Compilers = Callable[[Any, str], tuple[str, CompileFn]]
+"""``(kernel, where)`` -> the name of the kernel's DSL (``"numba_mlir"``, ``"numba_cuda"``) and the function that
+compiles its kernels as a launch on a GPU of an arch does (the DSL's ``compile_kernel``, or one that picks the arch
+that DSL's launch links for); a UsageError (naming ``where``) for an object that is not a kernel it compiles."""
+
+
+_DSL_NAMES = {"numba_mlir": "Numba-CUDA-MLIR", "numba_cuda": "numba-cuda"}
+
+
+def dsl_of(kernel: object) -> str | None:
+    """``"numba_mlir"`` or ``"numba_cuda"`` for a kernel (or device function) of that DSL, by its dispatcher's
+    module; None for anything else. Imports nothing."""
+    module = type(kernel).__module__
+    if module.startswith("numba_cuda_mlir"):
+        return "numba_mlir"
+    if module.startswith(("numba.cuda", "numba_cuda")):
+        return "numba_cuda"
+    return None
+
+
+def check_dsl(kernel: object, dsl: str, where: str) -> None:
+    """A UsageError naming ``where`` if ``kernel`` is the other DSL's kernel: ``cuda.coop.<dsl>.precompile``
+    compiles only ``dsl``'s, and the error names the call that compiles it."""
+    found = dsl_of(kernel)
+    if found is not None and found != dsl:
+        raise UsageError(
+            f"{where}: is a {_DSL_NAMES[found]} kernel, and cuda.coop.{dsl}.precompile compiles {_DSL_NAMES[dsl]} "
+            f"kernels; precompile it with cuda.coop.{found}.precompile, or list it for python -m cuda.coop "
+            "precompile, which picks each kernel's DSL"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +67,10 @@ class PrecompiledKernel:
     signature: str
     block: tuple[int, int, int]
     arch: str
+    """The arch its cubin is linked for: the arch asked for, or the arch-specific one (``sm_90a``) where the DSL's
+    launches link for it (numba-cuda on compute capability 9.0 and later)."""
+    dsl: str
+    """The DSL that compiled it (``"numba_mlir"``, ``"numba_cuda"``)."""
     size: int
     """Bytes of the linked cubin."""
     seconds: float
@@ -51,6 +83,7 @@ class _Target:
     signature: Any
     block: tuple[int, int, int]
     grid: tuple[int, int, int]
+    dsl: str
     compile: CompileFn
 
     @property
@@ -77,9 +110,9 @@ def _targets(targets: Iterable[Any], compilers: Compilers) -> list[_Target]:
             raise UsageError(f"{where} = {item!r}: expected (kernel, signature, block) or (kernel, signature, block, "
                              "grid)")
         kernel, signature, block, *grid = item
-        compile_kernel = compilers(kernel, f"{where}: the kernel {kernel!r}")
+        dsl, compile_kernel = compilers(kernel, f"{where}: the kernel {kernel!r}")
         grid3 = dims_of(grid[0] if grid else 1, "grid", where)
-        found.append(_Target(kernel, signature, dims_of(block, "block", where), grid3, compile_kernel))
+        found.append(_Target(kernel, signature, dims_of(block, "block", where), grid3, dsl, compile_kernel))
     if not found:
         raise UsageError("precompile(targets=...): the list is empty; give at least one (kernel, signature, block)")
     return found
@@ -141,7 +174,8 @@ def precompile(
         for target in items:
             with _packs.recording() as recorded:
                 start = time.perf_counter()
-                target.compile(target.kernel, target.signature, block=target.block, grid=target.grid, arch=chip)
+                compiled = target.compile(target.kernel, target.signature, block=target.block, grid=target.grid,
+                                          arch=chip)
                 seconds = time.perf_counter() - start
             if not recorded.providers:
                 raise UsageError(
@@ -155,7 +189,7 @@ def precompile(
                 )
             if writer is None:
                 writer = PackWriter(Path(out), _with_cccl(_identity(recorded)))
-            row = _write(writer, recorded, target, chip, seconds)
+            row = _write(writer, recorded, target, compiled.arch, seconds)
             done.append(row)
             if progress is not None:
                 progress(len(done), len(items) * len(chips), row)
@@ -171,14 +205,20 @@ def _with_cccl(identity: PackIdentity) -> PackIdentity:
                         cccl_version=version, cccl_revision=revision)
 
 
+def _provider_arch(options: tuple[str, ...]) -> str:
+    """The arch a provider was compiled for: its ``-arch=`` option."""
+    return next(o.split("=", 1)[1] for o in options if o.startswith("-arch="))
+
+
 def _write(
     writer: PackWriter, recorded: _packs.Recording, target: _Target, chip: str, seconds: float
 ) -> PrecompiledKernel:
     _identity(recorded, writer.identity)
     for key, (data, _, options) in recorded.providers.items():
-        writer.add("provider", key, data, arch=chip, kernel=target.name, block=target.block, options=options)
+        writer.add("provider", key, data, dsl=target.dsl, arch=_provider_arch(options), kernel=target.name,
+                   block=target.block, options=options)
     [(key, (cubin, providers))] = recorded.kernels.items()
-    writer.add("kernel", key, cubin, arch=chip, kernel=target.name, block=target.block,
+    writer.add("kernel", key, cubin, dsl=target.dsl, arch=chip, kernel=target.name, block=target.block,
                signature=target.shown_signature, grid=target.grid, providers=providers, seconds=round(seconds, 3))
     return PrecompiledKernel(kernel=target.name, signature=target.shown_signature, block=target.block, arch=chip,
-                             size=len(cubin), seconds=seconds)
+                             dsl=target.dsl, size=len(cubin), seconds=seconds)

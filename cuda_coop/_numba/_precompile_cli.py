@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import CoopError, UsageError
-from ._precompile import CompileFn, PrecompiledKernel, arches, precompile
+from ._precompile import CompileFn, PrecompiledKernel, arches, dsl_of, precompile
 
 __all__ = ["PROGRESS_FROM", "compiler_for", "load_targets", "run", "table"]
 
@@ -52,18 +52,23 @@ def _import(source: str) -> ModuleType:
         raise
 
 
-def compiler_for(kernel: Any, where: str) -> CompileFn:
-    """The ``compile_kernel`` of the integration whose kernel ``kernel`` is (importing it activates it); a
-    UsageError naming ``where`` for anything else."""
-    if type(kernel).__module__.startswith("numba.cuda"):
-        raise UsageError(
-            f"{where}: is a numba-cuda kernel; precompiled packs hold numba-cuda-mlir kernels only (a numba-cuda "
-            "kernel compiles at its first launch, its CUB code from cuda-coop's provider cache)"
-        )
-    from ..numba_mlir import _inspect as numba_mlir
+def compiler_for(kernel: Any, where: str) -> tuple[str, CompileFn]:
+    """The DSL of ``kernel`` and how a pack compiles it (:data:`~._precompile.Compilers`), from the integration
+    whose kernel it is (importing it activates it); a UsageError naming ``where`` for anything else."""
+    dsl = dsl_of(kernel)
+    if dsl == "numba_cuda":
+        from ..numba_cuda import _precompile as numba_cuda
 
-    numba_mlir.check_kernel(kernel, where)
-    return numba_mlir.compile_kernel
+        return numba_cuda.compiler(kernel, where)
+    if dsl == "numba_mlir":
+        from ..numba_mlir import _precompile as numba_mlir
+
+        return numba_mlir.compiler(kernel, where)
+    kind = "a plain Python function" if callable(kernel) else f"a {type(kernel).__name__}"
+    raise UsageError(
+        f"{where}: got {kind}; list kernels decorated with @numba_cuda_mlir.cuda.jit or @numba.cuda.jit (the "
+        "dispatcher, not the undecorated function)"
+    )
 
 
 def load_targets(source: str) -> list[object]:
@@ -83,12 +88,13 @@ def _size(n: int) -> str:
 
 
 def table(rows: list[PrecompiledKernel]) -> str:
-    """The summary: one line per kernel and arch."""
+    """The summary: one line per kernel and arch (the arch its cubin is linked for, and the DSL that compiled it)."""
     width = max([len("kernel"), *(len(r.kernel) for r in rows)])
-    lines = [f"{'kernel':<{width}}  {'block':<13} {'arch':<8} {'size':>10} {'time':>8}"]
+    lines = [f"{'kernel':<{width}}  {'block':<13} {'arch':<8} {'dsl':<11}{'size':>10} {'time':>8}"]
     for r in rows:
         block = "x".join(map(str, r.block))
-        lines.append(f"{r.kernel:<{width}}  {block:<13} {r.arch:<8} {_size(r.size):>10} {r.seconds:>7.2f}s")
+        lines.append(f"{r.kernel:<{width}}  {block:<13} {r.arch:<8} {r.dsl:<11}{_size(r.size):>10} "
+                     f"{r.seconds:>7.2f}s")
     return "\n".join(lines)
 
 

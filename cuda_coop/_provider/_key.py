@@ -18,7 +18,9 @@ enters the key.
 A precompiled pack keys the same components without where they are installed
 (:func:`portable_provider_key`): the include paths in the options become their places in the order,
 and the header and toolkit identities their portable forms (contents; versions). Its kernels are keyed
-by :func:`link_key` over the same modules, with the toolkits' portable identities.
+by :func:`link_key` over the same modules, with the toolkits' portable identities. A provider's key names
+no DSL (its source is the same C++ whichever DSL planned it); a kernel link's names the DSL whose compiler
+made the kernel's own module.
 """
 
 from __future__ import annotations
@@ -137,16 +139,18 @@ def portable_provider_key(source: str, options: Sequence[str], toolchain: Toolch
     )
 
 
-def link_key(inputs: Sequence[tuple[str, str, bytes]], options: str, toolkit_identity: str) -> str:
+def link_key(inputs: Sequence[tuple[str, str, bytes]], options: str, toolkit_identity: str, *, dsl: str) -> str:
     """The cache key (64 hex digits) of a kernel link: what nvJitLink is given, and which nvJitLink.
 
     ``inputs`` are the link's modules in order, each ``(code type, name, bytes)``: the kernel's own
-    LTO-IR (NVVM's output, so the user's code, its constants and the numba-cuda-mlir version are all in
+    LTO-IR (NVVM's output, so the user's code, its constants and the DSL's version are all in
     it), the providers' LTO-IR and any other module. ``options`` is the link options' ``repr`` (arch,
-    optimisation level, ...); ``toolkit_identity`` names the nvJitLink library (path, version, size, mtime).
+    optimisation level, ...); ``toolkit_identity`` names the nvJitLink library (path, version, size, mtime);
+    ``dsl`` the integration whose compiler made the kernel's own module (``"numba_mlir"``, ``"numba_cuda"``): the
+    two compile one source to different code, and a linked kernel of one is never served to the other.
     The linked cubin is a function of these alone, so the key is as exact as the link itself.
     """
-    h = hashlib.sha256(f"cuda-coop link key v{KEY_SCHEMA_VERSION}\0".encode())
+    h = hashlib.sha256(f"cuda-coop link key v{KEY_SCHEMA_VERSION}\0{dsl}\0".encode())
     for code_type, name, data in inputs:
         h.update(f"{code_type}\0{name}\0{len(data)}\0".encode())
         h.update(hashlib.sha256(data).digest())

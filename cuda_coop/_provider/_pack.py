@@ -10,7 +10,9 @@ Each file is a persistent-cache entry (``_cache.encode_entry``: magic, format, k
 payload), content-addressed by its key as the cache's are. ``manifest.json`` holds the format
 (:data:`PACK_FORMAT`), what the entries were compiled with (:class:`PackIdentity`: cuda-coop version,
 CCCL version and revision, portable header and toolkit identities, toolkit versions) and one record per
-entry (:class:`PackEntry`: kind, key, file, payload size and SHA-256, arch, kernel, block, ...).
+entry (:class:`PackEntry`: kind, key, file, payload size and SHA-256, arch, kernel, block, the DSLs whose
+kernels it serves, ...). An entry serves only kernels of the DSLs it records: a pack built for numba-cuda-mlir
+kernels is never used for a numba-cuda kernel, nor the other way round.
 
 Reading never trusts a file: an entry is served only when its file decodes as an entry for its key and
 its payload has the size and SHA-256 the manifest records; anything else refuses that entry (the
@@ -33,8 +35,8 @@ from ._cache import _write_atomically, decode_entry, encode_entry
 
 __all__ = ["MANIFEST", "PACK_FORMAT", "Pack", "PackEntry", "PackIdentity", "PackWarning", "PackWriter"]
 
-PACK_FORMAT = 1
-"""The manifest format this cuda-coop writes and reads."""
+PACK_FORMAT = 2
+"""The manifest format this cuda-coop writes and reads (2: each entry records its DSLs)."""
 MANIFEST = "manifest.json"
 _SUFFIX = {"provider": ".ltoir", "kernel": ".cubin"}
 _DIRECTORY = {"provider": "providers", "kernel": "kernels"}
@@ -94,6 +96,9 @@ class PackEntry:
     kernel: str
     """``module.qualname`` of the kernel it was compiled for."""
     block: tuple[int, int, int]
+    dsls: tuple[str, ...]
+    """The DSLs whose kernels the entry serves (``"numba_mlir"``, ``"numba_cuda"``): a kernel's, the one that
+    compiled it; a provider's, those of the kernels it was compiled for."""
     options: tuple[str, ...] = ()
     """A provider's NVRTC options, with the include roots named by their place."""
     signature: str = ""
@@ -140,9 +145,12 @@ def _parse_entry(raw: object) -> PackEntry:
     texts = {name: raw.get(name, "") for name in ("arch", "kernel", "signature")}
     if not all(isinstance(v, str) for v in texts.values()) or not isinstance(seconds, int | float):
         raise ValueError(f"entry {key[:16]}: arch, kernel, signature or seconds is malformed")
+    dsls = _strings(raw.get("dsls"), "dsls")
+    if not dsls or (kind == "kernel" and len(dsls) != 1):
+        raise ValueError(f"entry {key[:16]}: dsls {list(dsls)!r} names no DSL, or several for a kernel")
     return PackEntry(
         kind=kind, key=key, file=raw["file"], size=size, sha256=sha, arch=texts["arch"], kernel=texts["kernel"],
-        block=_dims(raw.get("block")), options=_strings(raw.get("options", []), "options"),
+        block=_dims(raw.get("block")), dsls=dsls, options=_strings(raw.get("options", []), "options"),
         signature=texts["signature"], grid=_dims(raw.get("grid", [1, 1, 1])),
         providers=tuple(_check_key(k) for k in _strings(raw.get("providers", []), "providers")),
         seconds=float(seconds),
@@ -253,13 +261,14 @@ class Pack:
             return None, f"{entry.file} does not hold what the manifest records (size or SHA-256 differs)"
         return data, None
 
-    def read(self, kind: Kind, key: str) -> bytes | None:
-        """The payload under ``key`` if this pack holds a sound entry for it; None otherwise.
+    def read(self, kind: Kind, key: str, dsl: str) -> bytes | None:
+        """The payload under ``key`` if this pack holds a sound entry for it that serves ``dsl``'s kernels; None
+        otherwise.
 
         A damaged entry is refused (its reason kept in :attr:`refused`) and reads as None.
         """
         entry = self._index.get((kind, key))
-        if entry is None or self.problem is not None:
+        if entry is None or self.problem is not None or dsl not in entry.dsls:
             return None
         with self._lock:
             if key in self.refused:
@@ -324,10 +333,13 @@ class PackWriter:
                 "empty or new directory"
             )
 
-    def add(self, kind: Kind, key: str, data: bytes, **meta: Any) -> PackEntry:
-        """Write ``data`` as the entry ``key`` of ``kind`` (``meta``: the :class:`PackEntry` fields besides)."""
+    def add(self, kind: Kind, key: str, data: bytes, *, dsl: str, **meta: Any) -> PackEntry:
+        """Write ``data`` as the entry ``key`` of ``kind`` for a kernel of ``dsl`` (``meta``: the :class:`PackEntry`
+        fields besides). A provider already in the pack for another DSL's kernels serves both."""
+        old = self._entries.get((kind, key))
+        dsls = tuple(sorted({dsl, *(old.dsls if old is not None and kind == "provider" else ())}))
         entry = PackEntry(kind=kind, key=_check_key(key), file=_entry_path(kind, key), size=len(data),
-                          sha256=hashlib.sha256(data).hexdigest(), **meta)
+                          sha256=hashlib.sha256(data).hexdigest(), dsls=dsls, **meta)
         _write_atomically(self.out / PurePosixPath(entry.file), encode_entry(key, data), prefix=f".{key[:16]}.")
         self._entries[(kind, key)] = entry
         return entry

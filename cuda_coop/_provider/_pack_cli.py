@@ -4,8 +4,9 @@
 this process would compile with: the pack's identity (cuda-coop version, toolkit versions, headers),
 the entry's file (whole, and what the manifest records), a provider's NVRTC options for its arch, and
 that a kernel's providers are in the pack. :func:`print_section` prints it with the report's row format.
-A kernel entry is also keyed by the kernel's own code (numba-cuda-mlir's output), which only a compile
-can check: an entry listed as usable is used when that code is the same too.
+A kernel entry is also keyed by the kernel's own code (its DSL's output), which only a compile
+can check: an entry listed as usable is used when that code is the same too, and only for a kernel of the DSL it
+records (``dsls``).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _pack_report(pack: Pack, toolchain: Toolchain | None, unchecked: str | None)
         problem = why or _entry_problem(pack, entry, toolchain)
         state = f"not used: {problem}" if problem else "usable" if unchecked is None else "not checked"
         entries.append({"kind": entry.kind, "kernel": entry.kernel, "block": list(entry.block), "arch": entry.arch,
-                        "size": entry.size, "key": entry.key, "state": state})
+                        "dsls": list(entry.dsls), "size": entry.size, "key": entry.key, "state": state})
     built = None
     if ident is not None:
         toolkit = ", ".join(f"{name} {version}" for name, version in ident.toolkit.items())
@@ -101,5 +102,5 @@ def print_section(report: dict[str, Any], row: Callable[[str, object], str]) -> 
         print(row("  state", pack["state"]))
         for e in pack["entries"]:
             block = "x".join(map(str, e["block"]))
-            print(row(f"  {e['kind']}", f"{e['kernel']} block {block} {e['arch']} {_size(e['size'])} "
-                                         f"[{e['key'][:16]}]: {e['state']}"))
+            print(row(f"  {e['kind']}", f"{e['kernel']} block {block} {e['arch']} {'+'.join(e['dsls'])} "
+                                         f"{_size(e['size'])} [{e['key'][:16]}]: {e['state']}"))

@@ -3,9 +3,10 @@
 Lookup (:func:`lookup`): the packs of ``_pack_sources.sources()``, in that order. A pack whose
 identity (:class:`~._pack.PackIdentity`: cuda-coop version, portable toolkit and header identities)
 differs from the compile's is not used; otherwise the first pack holding a sound entry for the key
-answers. Keys already cover options and arch (``_key.portable_provider_key``; a kernel's key covers
-its providers' bytes). Every "not used because ..." goes to the ``cuda.coop`` logger at DEBUG, once
-per pack and reason, and stays inspectable: :attr:`Pack.refused <._pack.Pack.refused>` for entries,
+that serves the compiling DSL's kernels answers. Keys already cover options and arch
+(``_key.portable_provider_key``; a kernel's key covers its providers' bytes and its DSL). Every "not used
+because ..." goes to the ``cuda.coop`` logger at DEBUG, once per pack and reason, and stays inspectable:
+:attr:`Pack.refused <._pack.Pack.refused>` for entries,
 :func:`why_not_used` for whole packs; ``python -m cuda.coop`` lists both for every entry. A damaged
 file (or one the kernel's link refuses) also warns (:class:`~._pack.PackWarning`), once per pack and
 reason: a rebuild or a reinstall fixes it.
@@ -117,8 +118,9 @@ def why_not_used(pack: Pack) -> str | None:
         return _WHY.get(pack.path)
 
 
-def lookup(kind: Kind, key: str, identity: PackIdentity) -> tuple[bytes, Pack] | None:
-    """``(payload, pack)`` of the first configured pack with a sound entry ``key`` for ``identity``; else None."""
+def lookup(kind: Kind, key: str, identity: PackIdentity, dsl: str) -> tuple[bytes, Pack] | None:
+    """``(payload, pack)`` of the first configured pack with a sound entry ``key`` for ``identity`` that serves kernels
+    of ``dsl`` (``"numba_mlir"``, ``"numba_cuda"``); else None."""
     for pack in packs():
         why = pack.problem or (pack.identity.mismatch(identity) if pack.identity is not None else None)
         with _LOCK:
@@ -129,7 +131,10 @@ def lookup(kind: Kind, key: str, identity: PackIdentity) -> tuple[bytes, Pack] |
         entry = pack.entry(kind, key)
         if entry is None:
             continue
-        data = pack.read(kind, key)
+        if dsl not in entry.dsls:
+            _note(pack, f"{entry.file} serves {' and '.join(entry.dsls)} kernels, not {dsl} ones")
+            continue
+        data = pack.read(kind, key, dsl)
         if data is not None:
             return data, pack
         _note(pack, pack.refused.get(key, "refused"), damaged=True)

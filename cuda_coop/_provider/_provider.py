@@ -54,7 +54,8 @@ class Provider:
     arch:
         Target compute capability: ``"sm_90"``, ``90``, ``(9, 0)``...
     backend:
-        Name of the DSL, used in source dump file names only.
+        Name of the DSL (``"numba_mlir"``, ``"numba_cuda"``): source dump file names, and which precompiled pack
+        entries may serve it (those built for that DSL's kernels). Not part of the key.
     extra_options:
         Further NVRTC options (part of the key), e.g. ``("-lineinfo",)``.
     attempt:
@@ -185,7 +186,8 @@ class Provider:
             self._prepare_pch()
             digest = self.key.digest
             data, origin, where = self._cache_in_use().get(digest), "cache", ""
-            if data is None and (found := _packs.lookup("provider", self.portable_key.digest, self.pack_identity)):
+            if data is None and (found := _packs.lookup("provider", self.portable_key.digest, self.pack_identity,
+                                                         self.backend)):
                 (data, self.pack), origin, where = found, "pack", f" ({found[1].path})"
             if data is None:
                 data = self._compile_and_cache(digest)

@@ -9,7 +9,8 @@ automatically when numba-cuda is installed (unless CUDA_COOP_DISABLE_AUTO_DSL_RE
 numba-cuda compiles one kernel per launch configuration (grid, block and dynamic shared memory) for a kernel
 that calls cuda-coop primitives; the CUB code itself is compiled once per block shape. Such a kernel is not
 written to numba-cuda's ``cache=True`` disk cache (a one-time warning says so); other kernels are cached
-as usual, and cuda-coop's provider cache (CUDA_COOP_ENABLE_CACHE) is separate.
+as usual, and cuda-coop's provider cache (CUDA_COOP_ENABLE_CACHE) is separate. Such a kernel can be compiled
+ahead of time into a precompiled pack (:func:`precompile`, ``python -m cuda.coop precompile``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from . import _activation  # noqa: E402  (the version is checked first)
 from ._inspect import CompiledKernel as CompiledKernel  # noqa: E402
 from ._inspect import compile_kernel as compile_kernel  # noqa: E402
 from ._inspect import shared_memory_bytes as shared_memory_bytes  # noqa: E402
+from ._precompile import PrecompiledKernel as PrecompiledKernel  # noqa: E402
+from ._precompile import precompile as precompile  # noqa: E402
 
 _activation.activate()
 mark_active("numba_cuda")
 
-__all__ = ["CompiledKernel", "compile_kernel", "shared_memory_bytes"]
+__all__ = ["CompiledKernel", "PrecompiledKernel", "compile_kernel", "precompile", "shared_memory_bytes"]
 
 
 def __dir__() -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._numba._frontend import Frontend
+from .._numba._link import register_provider
 from . import _seams
 from ._lowering import coop_call
 
@@ -26,7 +27,7 @@ FRONTEND = Frontend(
     compile_device_ltoir=_seams.compile_device_ltoir,
     device_jit=_seams.inlined_device_function,
     link_item=_seams.LTOIR,
-    provider_ltoir=lambda data, **_: data,
+    provider_ltoir=register_provider,
     array_align=_seams.natural_array_align,
     record_local_arrays=True,
 )

@@ -6,16 +6,18 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from .._numba._precompile import CompileFn, PrecompiledKernel, ProgressFn
+from .._numba._precompile import CompileFn, PrecompiledKernel, ProgressFn, check_dsl
 from .._numba._precompile import precompile as _precompile
 from ._inspect import check_kernel, compile_kernel
 
-__all__ = ["PrecompiledKernel", "precompile"]
+__all__ = ["PrecompiledKernel", "compiler", "precompile"]
 
 
-def _compiler(kernel: Any, where: str) -> CompileFn:
+def compiler(kernel: Any, where: str) -> tuple[str, CompileFn]:
+    """This DSL's name and how a pack compiles its kernels (:data:`~cuda_coop._numba._precompile.Compilers`)."""
+    check_dsl(kernel, "numba_mlir", where)
     check_kernel(kernel, where)
-    return compile_kernel
+    return "numba_mlir", compile_kernel
 
 
 def precompile(
@@ -30,7 +32,9 @@ def precompile(
     A process that finds the pack (:func:`cuda.coop.add_pack`, ``CUDA_COOP_PACK_PATH`` or an installed
     distribution's ``cuda_coop.packs`` entry point) and compiles the same kernel for the same launch
     block and arch, with the same headers, toolkit versions, options and cuda-coop version, takes both
-    from the pack: no NVRTC and no nvJitLink call (see :ref:`packs`). Everything else compiles as usual.
+    from the pack: no NVRTC and no nvJitLink call (see :ref:`packs`). Everything else compiles as usual. The
+    pack's entries serve numba-cuda-mlir kernels only (:func:`cuda.coop.numba_cuda.precompile` builds entries for
+    numba-cuda kernels; one pack may hold both).
     ``python -m cuda.coop precompile`` runs this over a module's ``cuda_coop_precompile`` list.
 
     Parameters
@@ -62,4 +66,4 @@ def precompile(
     CompileError
         A kernel does not compile.
     """
-    return _precompile(targets, arch=arch, out=out, progress=progress, compilers=_compiler)
+    return _precompile(targets, arch=arch, out=out, progress=progress, compilers=compiler)

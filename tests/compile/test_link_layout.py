@@ -83,15 +83,19 @@ def test_the_link_key_reads_every_linker_option_and_no_module_given_by_path() ->
 
     from cuda.core import LinkerOptions
 
-    from cuda.coop.numba_mlir._seams._link import _link_inputs_key
+    from cuda.coop._numba._link import link_inputs_key
 
     def linker(*codes: object, **options: object) -> object:
         linked = LinkerOptions(arch="sm_90", link_time_optimization=True, **options)
         return SimpleNamespace(_object_codes=list(codes), _get_linker_options=lambda ptx: linked)
+
+    def _link_inputs_key(linker: object, dsl: str = "numba_mlir") -> str | None:
+        return link_inputs_key(linker, dsl)
 
     kernel = SimpleNamespace(code=b"kernel", code_type="ltoir", name="kernel")
     base = _link_inputs_key(linker(kernel))
     assert base is not None and base == _link_inputs_key(linker(kernel))
     for option in ({"max_register_count": 32}, {"lineinfo": True}, {"ptxas_options": "-O1"}):
         assert _link_inputs_key(linker(kernel, **option)) not in (base, None), option
+    assert _link_inputs_key(linker(kernel), "numba_cuda") not in (base, None)  # the same modules from the other DSL
     assert _link_inputs_key(linker(kernel, SimpleNamespace(code="/lib/libx.a", code_type="library", name="x"))) is None

@@ -256,13 +256,6 @@ def test_sources_are_dumped_under_the_backend_name(monkeypatch: pytest.MonkeyPat
     assert len(dumped) == 1 and dumped[0].startswith("cuda_coop_numba_cuda_") and dumped[0].endswith(".cu"), dumped
 
 
-def test_packs_refuse_numba_cuda_kernels_clearly() -> None:
-    from cuda.coop._numba._precompile_cli import compiler_for
-
-    with pytest.raises(UsageError, match="precompiled packs hold numba-cuda-mlir kernels only"):
-        compiler_for(tile_sums(NUMBA_CUDA), "precompile targets[0]")
-
-
 # --- the C ABI of numba-cuda's lowering: values that cross by pointer, records and tuples ------------------------
 
 

@@ -1,7 +1,8 @@
 """The first launch of a precompiled kernel, in a fresh process with the cache off and a pack present.
 
 The pack of tests/gpu/_pack_kernels.py (a tile radix sort plus scan of int64 keys, and a byte
-histogram) is built for this GPU's arch with ``python -m cuda.coop precompile``; a new process then
+histogram), once per DSL (the same source as Numba-CUDA-MLIR and as numba-cuda kernels), is built for this
+GPU's arch with ``python -m cuda.coop precompile``; a new process then
 launches each kernel once, timed from the launch call to the end of the synchronisation (the CUDA
 context is created before, untimed), and checks the results against NumPy: random keys, many beyond
 32 bits, full tiles and a partial last tile. The test asserts the results and that neither NVRTC nor
@@ -20,8 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.gpu._pack_kernels import MODULES
 from tests.helpers import seed
-from tests.helpers.packs import child_env, require_numba_cuda_mlir
+from tests.helpers.dsl import DSLS, Dsl
+from tests.helpers.packs import child_env
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET_SECONDS = 0.2
@@ -32,10 +35,14 @@ import numpy as np
 from tests.helpers import seed
 from tests.helpers.link_log import count_nvjitlink, record_links
 links, nvjitlink = record_links(), count_nvjitlink()
-import cuda.coop  # before numba_cuda_mlir's cuda, which the name cuda must stay bound to
-from numba_cuda_mlir import cuda
+import importlib
+import cuda.coop  # before the DSL's cuda, which the name cuda must stay bound to
+if sys.argv[1] == "numba_mlir":
+    from numba_cuda_mlir import cuda
+else:
+    from numba import cuda
 from cuda.coop._provider._nvrtc import default_compiler
-from tests.gpu import _pack_kernels as k
+k = importlib.import_module(sys.argv[2])
 
 rng = seed.script_generator()  # the seed the test set
 cuda.to_device(np.zeros(1, np.int8))
@@ -72,20 +79,25 @@ print(json.dumps({"nvrtc": default_compiler().calls, "nvjitlink": nvjitlink[0], 
 """
 
 
-def _arch() -> str:
-    from numba_cuda_mlir import cuda
-
-    major, minor = cuda.get_current_device().compute_capability
+def _arch(dsl: Dsl) -> str:
+    major, minor = dsl.cuda.get_current_device().compute_capability
     return f"sm_{major}{minor}"
 
 
+@pytest.fixture(scope="module", params=DSLS, ids=str)
+def dsl(request: pytest.FixtureRequest) -> Dsl:
+    """Each DSL in turn (its backend must be installed: a skip, a failure under ``CI=true``)."""
+    found: Dsl = request.param
+    found.integration  # noqa: B018  (imports the backend, or skips)
+    return found
+
+
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pack of tests/gpu/_pack_kernels.py for this GPU's arch."""
-    require_numba_cuda_mlir()
-    root = tmp_path_factory.mktemp("pack")
+def pack(dsl: Dsl, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pack of ``dsl``'s pack kernels (tests/gpu/_pack_kernels.py) for this GPU's arch."""
+    root = tmp_path_factory.mktemp(f"pack-{dsl}")
     build = subprocess.run(
-        [sys.executable, "-m", "cuda.coop", "precompile", "tests.gpu._pack_kernels", "--arch", _arch(),
+        [sys.executable, "-m", "cuda.coop", "precompile", MODULES[dsl.name], "--arch", _arch(dsl),
          "--out", str(root / "pack")], env=child_env(root), cwd=REPO, capture_output=True, text=True, timeout=900,
         check=False,
     )
@@ -95,15 +107,15 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("run", [1, 2])  # two fresh processes, each with data of its own
 def test_first_launch_from_a_pack_is_correct_and_compiles_nothing(
-    pack: Path, tmp_path: Path, run: int, capsys: pytest.CaptureFixture[str], rng: np.random.Generator
+    dsl: Dsl, pack: Path, tmp_path: Path, run: int, capsys: pytest.CaptureFixture[str], rng: np.random.Generator
 ) -> None:
     env = seed.child_env(rng, child_env(tmp_path, CUDA_COOP_PACK_PATH=str(pack)))
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True,
-                          text=True, timeout=600, check=False)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, dsl.name, MODULES[dsl.name]], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     with capsys.disabled():
-        print(f"\n{result['device']}: first launch from a pack (target <= {TARGET_SECONDS} s): sort+scan "
+        print(f"\n{result['device']} ({dsl}): first launch from a pack (target <= {TARGET_SECONDS} s): sort+scan "
               f"{result['sort_seconds']:.3f} s (relaunch {result['relaunch_seconds'] * 1000:.1f} ms), histogram "
               f"{result['histogram_seconds']:.3f} s")
     assert result["sort_ok"] and result["histogram_ok"]

@@ -28,20 +28,26 @@ def record_links() -> list[str]:
 
 
 def count_nvjitlink() -> list[int]:
-    """A one-item list counting nvJitLink links from now on (calls of numba-cuda-mlir's ``Linker.complete``).
+    """A one-item list counting nvJitLink links from now on: calls of each installed DSL's ``complete``
+    (numba-cuda-mlir's ``Linker``, numba-cuda's ``cudadrv.driver._Linker``).
 
     cuda-coop runs a link through ``type(linker).complete``; a link served from a cache or a pack calls none.
     """
-    from numba_cuda_mlir import linker
+    import importlib
 
     calls = [0]
-    original = linker.Linker.complete
+    for module, name in (("numba_cuda_mlir.linker", "Linker"), ("numba.cuda.cudadrv.driver", "_Linker")):
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue
+        original = cls.complete
 
-    def complete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        calls[0] += 1
-        return original(self, *args, **kwargs)
+        def complete(self, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            calls[0] += 1
+            return _original(self, *args, **kwargs)
 
-    linker.Linker.complete = complete
+        cls.complete = complete
     return calls
 
 

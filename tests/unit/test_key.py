@@ -176,29 +176,32 @@ def test_a_byte_of_a_header_changes_the_key(tmp_path: Path) -> None:
 
 LINK_INPUTS = [("ltoir", "kernel", b"kernel-bytes"), ("ltoir", "cuda_coop_provider", b"provider-bytes")]
 SM90 = "LinkerOptions(arch='sm_90')"
-LINK_BASE = link_key(LINK_INPUTS, SM90, "toolkit-a")
+LINK_BASE = link_key(LINK_INPUTS, SM90, "toolkit-a", dsl="numba_mlir")
 
 
 @pytest.mark.parametrize(
-    ("inputs", "options", "toolkit"),
+    ("inputs", "options", "toolkit", "dsl"),
     [
-        ([("ltoir", "kernel", b"kernel-bytez"), LINK_INPUTS[1]], SM90, "toolkit-a"),
-        (LINK_INPUTS[::-1], SM90, "toolkit-a"),  # nvJitLink keeps the first module's data layout
-        ([LINK_INPUTS[0], ("ptx", "cuda_coop_provider", b"provider-bytes")], SM90, "toolkit-a"),
-        ([LINK_INPUTS[0], ("ltoir", "other", b"provider-bytes")], SM90, "toolkit-a"),
-        (LINK_INPUTS[:1], SM90, "toolkit-a"),
-        ([("ltoir", "kernel", b"kernel-"), ("ltoir", "bytes", b"provider-bytes")], SM90, "toolkit-a"),
-        (LINK_INPUTS, "LinkerOptions(arch='sm_100')", "toolkit-a"),
-        (LINK_INPUTS, SM90, "toolkit-b"),
+        ([("ltoir", "kernel", b"kernel-bytez"), LINK_INPUTS[1]], SM90, "toolkit-a", "numba_mlir"),
+        (LINK_INPUTS[::-1], SM90, "toolkit-a", "numba_mlir"),  # nvJitLink keeps the first module's data layout
+        ([LINK_INPUTS[0], ("ptx", "cuda_coop_provider", b"provider-bytes")], SM90, "toolkit-a", "numba_mlir"),
+        ([LINK_INPUTS[0], ("ltoir", "other", b"provider-bytes")], SM90, "toolkit-a", "numba_mlir"),
+        (LINK_INPUTS[:1], SM90, "toolkit-a", "numba_mlir"),
+        ([("ltoir", "kernel", b"kernel-"), ("ltoir", "bytes", b"provider-bytes")], SM90, "toolkit-a", "numba_mlir"),
+        (LINK_INPUTS, "LinkerOptions(arch='sm_100')", "toolkit-a", "numba_mlir"),
+        (LINK_INPUTS, SM90, "toolkit-b", "numba_mlir"),
+        (LINK_INPUTS, SM90, "toolkit-a", "numba_cuda"),  # one source, two DSLs' code: never each other's cubin
     ],
     ids=["module bytes", "module order", "code type", "module name", "module count", "module boundary", "options",
-         "toolkit"],
+         "toolkit", "dsl"],
 )
-def test_each_link_input_changes_the_link_key(inputs: list[tuple[str, str, bytes]], options: str, toolkit: str) -> None:
-    assert link_key(inputs, options, toolkit) != LINK_BASE
+def test_each_link_input_changes_the_link_key(
+    inputs: list[tuple[str, str, bytes]], options: str, toolkit: str, dsl: str
+) -> None:
+    assert link_key(inputs, options, toolkit, dsl=dsl) != LINK_BASE
 
 
 def test_the_link_key_is_a_function_of_its_inputs() -> None:
     again = [(t, n, bytes(bytearray(d))) for t, n, d in LINK_INPUTS]
-    assert link_key(again, SM90, "toolkit-a") == LINK_BASE
+    assert link_key(again, SM90, "toolkit-a", dsl="numba_mlir") == LINK_BASE
     assert len(LINK_BASE) == 64 and int(LINK_BASE, 16) >= 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -44,10 +45,12 @@ def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     _packs._reset_for_tests()
 
 
-def build(out: Path, identity: PackIdentity = IDENTITY, entries: dict[str, bytes] | None = None) -> Path:
+def build(
+    out: Path, identity: PackIdentity = IDENTITY, entries: dict[str, bytes] | None = None, dsl: str = "numba_mlir"
+) -> Path:
     writer = PackWriter(out, identity)
     for key, data in (entries if entries is not None else {KEY_A: b"provider-" * 50, KEY_B: b"other" * 9}).items():
-        writer.add("provider", key, data, **META)
+        writer.add("provider", key, data, dsl=dsl, **META)
     writer.commit()
     return out
 
@@ -86,9 +89,10 @@ def test_portable_toolkit_identity_is_the_versions() -> None:
     assert here.versions == {"nvrtc": "13.5", "nvrtc-builtins": "13.5", "nvJitLink": "13.5", "CUDA headers": "13.5"}
 
 
-def _provider(toolchain: object = TOOLCHAIN) -> Provider:
+def _provider(toolchain: object = TOOLCHAIN, backend: str = "numba_mlir") -> Provider:
     return Provider([Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=4)], block_dim=(128,),
-                    arch="sm_90", toolchain=toolchain, compiler=FakeCompiler(), cache=MemoryCache())  # type: ignore[arg-type]
+                    arch="sm_90", toolchain=toolchain, compiler=FakeCompiler(), cache=MemoryCache(),  # type: ignore[arg-type]
+                    backend=backend)
 
 
 def test_portable_key_names_include_roots_by_place() -> None:
@@ -112,8 +116,8 @@ def test_portable_key_names_include_roots_by_place() -> None:
 def test_a_pack_reads_back_what_was_written(tmp_path: Path) -> None:
     pack = Pack(build(tmp_path / "p"), "test")
     assert pack.problem is None and pack.identity == IDENTITY
-    assert pack.read("provider", KEY_A) == b"provider-" * 50
-    assert pack.read("kernel", KEY_A) is None and pack.read("provider", "c" * 64) is None
+    assert pack.read("provider", KEY_A, "numba_mlir") == b"provider-" * 50
+    assert pack.read("kernel", KEY_A, "numba_mlir") is None and pack.read("provider", "c" * 64, "numba_mlir") is None
     manifest = json.loads((tmp_path / "p" / MANIFEST).read_text())
     assert manifest["format"] == PACK_FORMAT and manifest["cuda_coop_version"] == __version__
     assert manifest["cccl"] == {"version": "3.6.0", "revision": "abc"}
@@ -134,18 +138,18 @@ def test_a_damaged_entry_is_refused_with_its_reason(tmp_path: Path, damage: str)
     else:
         path.unlink()
     pack = Pack(out, "test")
-    assert pack.read("provider", KEY_A) is None
+    assert pack.read("provider", KEY_A, "numba_mlir") is None
     assert pack.refused.get(KEY_A)
-    assert pack.read("provider", KEY_B) == b"other" * 9  # the rest of the pack still serves
+    assert pack.read("provider", KEY_B, "numba_mlir") == b"other" * 9  # the rest of the pack still serves
 
 
 @pytest.mark.parametrize(
     ("text", "why"),
     [
         ("{not json", "damaged"),
-        ('{"format": 1}', "no list of 'entries'"),
-        ('{"format": 1, "entries": [], "cuda_coop_version": "0.1.0"}', "missing"),
-        ('{"format": 2, "entries": []}', "pack format 2"),
+        ('{"format": 2}', "no list of 'entries'"),
+        ('{"format": 2, "entries": [], "cuda_coop_version": "0.1.0"}', "missing"),
+        ('{"format": 1, "entries": []}', "pack format 1"),  # format 1 recorded no DSL: rebuilt, never guessed
         ('[]', "no integer 'format'"),
     ],
 )
@@ -154,7 +158,7 @@ def test_a_bad_manifest_serves_nothing_and_says_why(tmp_path: Path, text: str, w
     (out / MANIFEST).write_text(text)
     pack = Pack(out, "test")
     assert pack.problem is not None and why in pack.problem
-    assert pack.read("provider", KEY_A) is None
+    assert pack.read("provider", KEY_A, "numba_mlir") is None
 
 
 def test_a_manifest_cannot_point_out_of_the_pack(tmp_path: Path) -> None:
@@ -272,16 +276,16 @@ def test_the_first_pack_with_a_sound_entry_answers(monkeypatch: pytest.MonkeyPat
     second = build(tmp_path / "second", entries={KEY_A: b"from second", KEY_B: b"only second"})
     other = build(tmp_path / "other", dataclasses.replace(IDENTITY, header_identity="x" * 64), {KEY_B: b"no"})
     monkeypatch.setenv("CUDA_COOP_PACK_PATH", f"{other}:{first}:{second}")
-    found = _packs.lookup("provider", KEY_A, IDENTITY)
+    found = _packs.lookup("provider", KEY_A, IDENTITY, "numba_mlir")
     assert found is not None and found[0] == b"from first" and found[1].path == first
-    found = _packs.lookup("provider", KEY_B, IDENTITY)
+    found = _packs.lookup("provider", KEY_B, IDENTITY, "numba_mlir")
     assert found is not None and found[0] == b"only second"
     [not_used] = [p for p in _packs.packs() if p.path == other]
     why = _packs.why_not_used(not_used)
     assert why is not None and "other headers" in why
     (first / "providers" / "aa" / f"{KEY_A}.ltoir").write_bytes(b"garbage")
     with pytest.warns(PackWarning, match="damaged"):
-        found = _packs.lookup("provider", KEY_A, IDENTITY)
+        found = _packs.lookup("provider", KEY_A, IDENTITY, "numba_mlir")
     assert found is not None and found[0] == b"from second"  # the damaged entry is skipped, the next answers
 
 
@@ -295,3 +299,56 @@ def test_a_provider_takes_its_ltoir_from_a_pack(monkeypatch: pytest.MonkeyPatch,
     other._compiler = compiler
     other.ltoir()
     assert other.origin == "nvrtc" and compiler.calls == 1
+
+
+def test_a_pack_serves_only_the_dsl_its_entries_were_built_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    cuda_only = build(tmp_path / "cuda", entries={KEY_A: b"for numba-cuda"}, dsl="numba_cuda")
+    monkeypatch.setenv("CUDA_COOP_PACK_PATH", str(cuda_only))
+    assert _packs.lookup("provider", KEY_A, IDENTITY, "numba_mlir") is None
+    found = _packs.lookup("provider", KEY_A, IDENTITY, "numba_cuda")
+    assert found is not None and found[0] == b"for numba-cuda"
+    assert Pack(cuda_only, "test").read("provider", KEY_A, "numba_mlir") is None
+
+    mlir = build(tmp_path / "mlir", entries={KEY_A: b"for numba-cuda-mlir"})
+    monkeypatch.setenv("CUDA_COOP_PACK_PATH", f"{cuda_only}{os.pathsep}{mlir}")
+    found = _packs.lookup("provider", KEY_A, IDENTITY, "numba_mlir")  # the first pack for this DSL answers
+    assert found is not None and found[0] == b"for numba-cuda-mlir" and found[1].path == mlir
+
+
+def test_a_provider_takes_ltoir_only_from_entries_of_its_dsl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    digest = _provider().portable_key.digest
+    out = build(tmp_path / "p", _packs.identity_of(TOOLCHAIN), {digest: b"packed"}, dsl="numba_cuda")
+    monkeypatch.setenv("CUDA_COOP_PACK_PATH", str(out))
+    mlir, compiler = _provider(), FakeCompiler()  # backend "numba_mlir"
+    mlir._compiler = compiler
+    mlir.ltoir()
+    assert mlir.origin == "nvrtc" and compiler.calls == 1
+    cuda = _provider(backend="numba_cuda")
+    assert cuda.ltoir() == b"packed" and cuda.origin == "pack"
+
+
+def test_a_provider_entry_serves_each_dsl_it_was_built_for_and_a_kernel_entry_one(tmp_path: Path) -> None:
+    writer = PackWriter(tmp_path / "p", IDENTITY)
+    writer.add("provider", KEY_A, b"ltoir", dsl="numba_mlir", **META)
+    writer.add("provider", KEY_A, b"ltoir", dsl="numba_cuda", **META)
+    writer.add("kernel", KEY_B, b"cubin", dsl="numba_mlir", **META)
+    writer.add("kernel", KEY_B, b"cubin", dsl="numba_cuda", **META)  # the same key from another DSL: replaced
+    writer.commit()
+    pack = Pack(tmp_path / "p", "test")
+    assert pack.entry("provider", KEY_A).dsls == ("numba_cuda", "numba_mlir")  # type: ignore[union-attr]
+    assert pack.entry("kernel", KEY_B).dsls == ("numba_cuda",)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("dsls", [None, [], ["numba_cuda", "numba_mlir"]], ids=["missing", "empty", "two for a kernel"])
+def test_an_entry_without_one_dsl_is_a_damaged_manifest(tmp_path: Path, dsls: list[str] | None) -> None:
+    writer = PackWriter(tmp_path / "p", IDENTITY)
+    writer.add("kernel", KEY_B, b"cubin", dsl="numba_mlir", **META)
+    writer.commit()
+    manifest = json.loads((tmp_path / "p" / MANIFEST).read_text())
+    if dsls is None:
+        del manifest["entries"][0]["dsls"]
+    else:
+        manifest["entries"][0]["dsls"] = dsls
+    (tmp_path / "p" / MANIFEST).write_text(json.dumps(manifest))
+    pack = Pack(tmp_path / "p", "test")
+    assert pack.problem is not None and "dsls" in pack.problem

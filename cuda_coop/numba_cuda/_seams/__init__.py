@@ -43,8 +43,15 @@ launch-configuration API, 0.29 has none). What numba-cuda offers, and what cuda-
   disk cache (and warned about once); every other kernel is cached as without cuda-coop.
 - **Launch bounds**: ``nvvm.set_launch_bounds`` on the kernel's LLVM function while it is lowered
   (numba-cuda reads ``launch_bounds`` from the dispatcher's options, shared by its launch specialisations).
-- **The link** (``CUDACodeLibrary._link_all``, in :mod:`._link`): a library holding a cuda-coop provider links a
-  layout-only module first, so that shared-memory pointers are 32-bit in the kernel, as nvcc's.
+- **The link** (``CUDACodeLibrary._link_all`` and ``get_cubin``, in :mod:`._link`): a library holding a cuda-coop
+  provider links a layout-only module first, so that shared-memory pointers are 32-bit in the kernel, as nvcc's;
+  its names are made independent of the process's compile counter (:mod:`._names`), and its link goes through
+  cuda-coop's persistent cache of linked kernels and the precompiled packs (``_numba._link``). The cubin is put
+  in ``_cubin_cache`` by compute capability, where numba-cuda's own ``get_cubin`` and its ``cache=True`` loader
+  put theirs; ``get_cufunc`` loads it from there at a launch.
+- **The launch's arch**: a launch on a GPU of compute capability 9.0 or later links arch-specific code
+  (``CUDACodeLibrary._ensure_cc``: ``(9, 0, "a")``, so ``sm_90a``), while the kernel and its providers compile for
+  ``(9, 0)``; :func:`launch_arch` says which arch a precompiled pack must hold for a launch on an arch.
 """
 
 from __future__ import annotations
@@ -102,6 +109,7 @@ __all__ = [
     "install_pass",
     "intrinsic",
     "ir",
+    "launch_arch",
     "link_cc",
     "mk_unique_var",
     "overload",
@@ -415,7 +423,14 @@ def compile_for_arch(
     for item in options.get("link") or ():
         library.add_linking_file(item)
     cubin = library.get_cubin(cc=link_cc(arch))
-    return bytes(getattr(cubin, "code", cubin)), library, name
+    return bytes(getattr(cubin, "code", cubin)), library, str(library._entry_name or name)
+
+
+def launch_arch(arch: str) -> str:
+    """The arch a numba-cuda launch on a GPU of ``arch`` links its kernel for: ``sm_90a`` for ``sm_90`` (and every
+    compute capability from 9.0 on, as ``CUDACodeLibrary._ensure_cc``), else ``arch`` itself."""
+    cc = cc_of(arch)
+    return f"{arch}a" if arch[-1] not in "af" and cc >= (9, 0) else arch
 
 
 def link_cc(arch: str) -> tuple[Any, ...]:
