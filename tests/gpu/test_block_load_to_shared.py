@@ -16,22 +16,25 @@ complex128 (bfloat16 is a 2-byte bit copy like float16: compiled in the compile 
 x blocks (32,), (64,), (96,), (256,), (1024,), (32, 4), (8, 4, 4) x items per thread 1, 3, 4, 8 (tiles up to 48 KiB of
 static shared memory) x full and partial tiles. A block that is not a multiple of 32 threads is refused (CUB elects its
 copying thread in the last warp with a full mask): tests/compile/test_block_load_to_shared.py checks the refusal.
-compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_load_to_shared.py``. These tests have not
-run on a GPU yet (written in a session without one).
+compute-sanitizer memcheck/racecheck/synccheck run ``tests/gpu/_sanitizer_load_to_shared.py``: nothing found, but
+racecheck's known write-write race on CUB's bulk copy into the reused array (docs/known_issues.rst,
+known-issue-racecheck-bulk-copy), asserted exactly.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.gpu import _sanitizer_load_to_shared as sanitizer
 from tests.gpu._data import assert_bits_equal, random_values, sentinels
 from tests.helpers.dsl import DSLS, NUMBA_MLIR, Dsl
-from tests.helpers.sanitizer import run_clean
+from tests.helpers.sanitizer import Race, run_clean
 from tests.helpers.shapes import Tile
 
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
@@ -218,8 +221,58 @@ def test_model_on_a_hand_example() -> None:
     assert want[160:191].tolist() == x[160:191].tolist() and want[191] == poison("int32")[0]
 
 
+DEMANGLED = {"int32": "int", "float16": "__fp16"}
+"""The item types of the sanitizer script's kernels as racecheck's demangled kernel names spell them."""
+
+
+def bulk_copy_pcs(block: tuple[int, int, int], dtype: str, arch: str) -> set[int]:
+    """The offsets of the bulk copies (``UBLKCP``: CUB's ``cp.async.bulk``) in the sanitizer script's kernel, compiled
+    as the script launches it (the same toolchain compiles the same cubin)."""
+    from numba_cuda_mlir.numba_cuda import types
+
+    from cuda.coop.numba_mlir import compile_kernel
+
+    item = getattr(types, dtype)[::1]
+    sass = compile_kernel(sanitizer._kernel(block, dtype), (item, item, types.int64), block=block, arch=arch).sass()
+    return {int(m[1], 16) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?UBLKCP\b", sass)}
+
+
+def bulk_bytes(block: tuple[int, int, int], dtype: str) -> int:
+    """The bytes the script's kernel copies through CUB's bulk copy in one pass over the grid: each block's valid
+    items rounded down to whole 16-byte chunks (the tail under 16 bytes is cuda-coop's per-thread copy)."""
+    size = np.dtype(dtype).itemsize
+    tile = math.prod(block) * sanitizer.IPT
+    n = sanitizer.GRID * tile - 5  # as the script sizes its source
+    return sum(min(tile, n - b * tile) * size // 16 * 16 for b in range(sanitizer.GRID))
+
+
+def only_the_known_bulk_copy_race(races: list[Race]) -> None:
+    """docs/known_issues.rst, known-issue-racecheck-bulk-copy: racecheck reports one write-write race per kernel,
+    between CUB's bulk copy (``cp.async.bulk``, SASS ``UBLKCP``) of one loop iteration and that of the next, on
+    exactly the bulk-copied bytes of each of the REPS - 1 later copies; nothing else (not the tail's per-thread
+    stores, not a read). When this fails because racecheck reports nothing, the tool models the copy's completion:
+    drop the section and this exception."""
+    from numba_cuda_mlir import cuda
+
+    major, minor = cuda.get_current_device().compute_capability
+    assert len(races) == len(sanitizer.CASES), races
+    for block, dtype in sanitizer.CASES:
+        mine = [r for r in races if f"kernel(Array<{DEMANGLED[dtype]}, " in r.first_function]
+        assert len(mine) == 1, (dtype, races)
+        race = mine[0]
+        pcs = bulk_copy_pcs(block, dtype, f"sm_{major}{minor}")
+        assert len(pcs) == 1, pcs
+        assert (race.severity, race.first, race.second) == ("Error", "Write", "Write"), race
+        assert race.second_function == race.first_function and race.first_pc == race.second_pc, race
+        assert race.first_pc in pcs, f"{race}: not the bulk copy, at {sorted(map(hex, pcs))}"
+        assert race.hazards == (sanitizer.REPS - 1) * bulk_bytes(block, dtype), race
+
+
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck"])
 def test_compute_sanitizer_is_clean(tool: str) -> None:
     """``tests/gpu/_sanitizer_load_to_shared.py`` under compute-sanitizer: right results, nothing found (memcheck: a
-    partial last tile reads nothing past the end of an array sized to it)."""
-    run_clean("tests.gpu._sanitizer_load_to_shared", tool, "load_to_shared", 2, rng=None)  # inputs not random
+    partial last tile reads nothing past the end of an array sized to it), but racecheck's known false write-write
+    race on CUB's bulk copy (:func:`only_the_known_bulk_copy_race`)."""
+    known = only_the_known_bulk_copy_race if tool == "racecheck" else None
+    run_clean("tests.gpu._sanitizer_load_to_shared", tool, "load_to_shared", 2, rng=None,  # inputs not random
+              known_races=known)

@@ -282,3 +282,50 @@ def test_summary_counts_reads_both_forms() -> None:
     assert sanitizer.summary_counts("racecheck", line) == {"hazards": 1, "errors": 1, "warnings": 0}
     with pytest.raises(AssertionError):
         sanitizer.summary_counts("synccheck", "no summary")
+
+
+RACECHECK_REPORT = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at k(Array<int, (int)1, C, mutable, aligned>, long long)+0xa40
+=========     and Write access at k(Array<int, (int)1, C, mutable, aligned>, long long)+0xa40 [12224 hazards]
+=========
+========= Warning: Race reported between Read access at f(float *)+0x260 in /x/k.cu:8
+=========     and Write access at f(float *)+0x200 in /x/k.cu:6 [3 hazards]
+=========     and Write access at f(float *)+0x2b0 in /x/k.cu:7 [1 hazard]
+=========
+========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)
+"""
+
+
+def test_races_reads_each_pair_of_the_analysis_report() -> None:
+    k = "k(Array<int, (int)1, C, mutable, aligned>, long long)"
+    assert sanitizer.races(RACECHECK_REPORT) == [
+        sanitizer.Race("Error", "Write", k, 0xA40, "Write", k, 0xA40, 12224),
+        sanitizer.Race("Warning", "Read", "f(float *)", 0x260, "Write", "f(float *)", 0x200, 3),
+        sanitizer.Race("Warning", "Read", "f(float *)", 0x260, "Write", "f(float *)", 0x2B0, 1),
+    ]
+    assert sanitizer.races("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n") == []
+
+
+@pytest.mark.usefixtures("fake_tool")
+def test_run_clean_hands_known_races_over_and_checks_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator
+) -> None:
+    """With ``known_races``, the listed races go to the callback and the summary must count them, no more."""
+    tool = tmp_path / "bin" / "compute-sanitizer"
+    tool.write_text(FAKE_SANITIZER.replace('if [ "$tool" = racecheck ]; then',
+                                           'if [ "$tool" = racecheck ]; then\n    printf "%s" "$FAKE_REPORT"'))
+    monkeypatch.setenv("FAKE_REPORT", RACECHECK_REPORT.rsplit("=========", 1)[0])
+    seen: list[list[sanitizer.Race]] = []
+    monkeypatch.setenv("FAKE_ERRORS", "3")  # the fake summary: 3 hazards, 3 errors (the report: 1 error, 2 warnings)
+    with pytest.raises(AssertionError, match=r"^racecheck: \{'hazards': 3, 'errors': 3, 'warnings': 0\}, but"):
+        sanitizer.run_clean("fake_family_script", "racecheck", "fake_family", 2, rng=rng, timeout=60,
+                            known_races=seen.append)
+    monkeypatch.setenv("FAKE_REPORT", RACECHECK_REPORT.split("========= Warning", maxsplit=1)[0])
+    monkeypatch.setenv("FAKE_ERRORS", "1")
+    sanitizer.run_clean("fake_family_script", "racecheck", "fake_family", 2, rng=rng, timeout=60,
+                        known_races=seen.append)
+    assert [len(r) for r in seen] == [1] and seen[0][0].hazards == 12224
+    with pytest.raises(AssertionError, match="known_races is for racecheck, not memcheck"):
+        sanitizer.run_clean("fake_family_script", "memcheck", "fake_family", 2, rng=rng, timeout=60,
+                            known_races=seen.append)
