@@ -42,9 +42,14 @@ def shape_of(text: str) -> Any:
 
 
 def device(host: np.ndarray) -> Any:
+    """``host`` flattened, on the device. bfloat16 goes as its bits: Numba-CUDA-MLIR copies a host array through
+    its buffer, which NumPy does not export for ``ml_dtypes.bfloat16`` (docs/known_issues.rst)."""
     from numba_cuda_mlir import cuda
 
-    return cuda.to_device(np.ascontiguousarray(host).ravel())
+    flat = np.ascontiguousarray(host).ravel()
+    if flat.dtype.name == "bfloat16":
+        return cuda.to_device(flat.view(np.uint16)).view(flat.dtype)
+    return cuda.to_device(flat)
 
 
 def poisoned(n: int, dtype: Any, poison: Any) -> Any:
