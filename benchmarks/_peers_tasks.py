@@ -29,6 +29,7 @@ from _peers_env import (
     missing_peers,
     neighbours,
     poisoned,
+    to_device,
 )
 from numba_cuda_mlir import cuda
 
@@ -89,7 +90,7 @@ def top_k(rows: int, n: int, dtype: str, k: int, *, quick: bool = False) -> Task
                 return "wrong: a position twice in a row"
             return equal(np.take_along_axis(xf, where, axis=1), want)
 
-        d_x = cuda.to_device(x.ravel())
+        d_x = to_device(x.ravel())
         pick = recipe_top_k.top_k_shape(n, dt)
         alternatives = neighbours(pick, lambda s: k < s.tile and s.tile * 4 <= SMEM_TILE_BYTES)
 
@@ -128,7 +129,7 @@ def softmax(rows: int, n: int, dtype: str, *, quick: bool = False) -> Task:
         dt = dtype_of(dtype)
         x = (rng.standard_normal((rows, n), dtype=np.float32) * 4).astype(dt)
         want = recipe_softmax.softmax_reference(x.astype(np.float32))
-        d_x = cuda.to_device(x.ravel())
+        d_x = to_device(x.ravel())
         pick = coop.row_shape(n, dt)
         alternatives = neighbours(pick)
 
@@ -160,7 +161,7 @@ def layer_norm(rows: int, n: int, *, quick: bool = False, eps: float = 1e-5) -> 
         x = (rng.standard_normal((rows, n), dtype=np.float32) * 3 + 10).astype(np.float32)
         weight, bias = rng.standard_normal((2, n), dtype=np.float32)
         want = recipe_layer_norm.layer_norm_reference(x, weight, bias, eps)
-        d_x, d_w, d_b = (cuda.to_device(a.ravel()) for a in (x, weight, bias))
+        d_x, d_w, d_b = (to_device(a.ravel()) for a in (x, weight, bias))
         pick = coop.row_shape(n, np.float32)
         alternatives = neighbours(pick)
 
@@ -206,7 +207,7 @@ def arg(rows: int, n: int, *, largest: bool = True, quick: bool = False) -> Task
             values = [] if len(out) == 1 else [equal(out[0].reshape(rows).astype(np.float32), best)]
             return first_failure(*values, equal(x[np.arange(rows), where], best))
 
-        d_x = cuda.to_device(x.ravel())
+        d_x = to_device(x.ravel())
         pick = coop.row_shape(n, np.float32)
         alternatives = neighbours(pick)
 
@@ -252,7 +253,7 @@ def cumsum(rows: int, n: int, dtype: str, *, quick: bool = False) -> Task:
         else:               # the whole type: prefixes wrap, as in every peer's int32 arithmetic
             x = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, (rows, n), dtype=dt, endpoint=True)
         want = np.cumsum(x, axis=1, dtype=dt)
-        d_x = cuda.to_device(x.ravel())
+        d_x = to_device(x.ravel())
         pick = coop.row_shape(n, dt)
         alternatives = neighbours(pick)
 
@@ -300,7 +301,7 @@ def sort(rows: int, n: int, *, pairs: bool = False, quick: bool = False) -> Task
             got = equal(out[0].reshape(rows, n), want_keys)
             return first_failure(got, equal(out[1].reshape(rows, n), want_values)) if pairs else got
 
-        d_k, d_v = cuda.to_device(keys.ravel()), cuda.to_device(values.ravel())
+        d_k, d_v = to_device(keys.ravel()), to_device(values.ravel())
         pick = recipe_sort.sort_shape(n, np.float32)
         alternatives = neighbours(pick, lambda s: s.tile >= n and s.tile * 4 <= SMEM_TILE_BYTES)
 
@@ -383,7 +384,7 @@ def histogram(n: int, *, quick: bool = False) -> Task:
     def build(env: Env, rng: np.random.Generator) -> Setup:
         data = rng.integers(0, 256, n, dtype=np.uint8)
         want = np.bincount(data, minlength=256).astype(np.int64)
-        d = cuda.to_device(data)
+        d = to_device(data)
         pick = coop.row_shape(n, np.uint8)
         alternatives = neighbours(pick)
 
@@ -439,7 +440,7 @@ def total(n: int, *, quick: bool = False) -> Task:
                 return f"wrong: {got.tolist()}, expected {exact} within {bound:.3g}"
             return "ok"
 
-        d_x = cuda.to_device(x)
+        d_x = to_device(x)
         pick = coop.row_shape(n, np.float32)
         alternatives = neighbours(pick)
 

@@ -35,8 +35,10 @@ def arg_kernel(shape: coop.RowShape, dtype: np.dtype, largest: bool = True, load
 
     @cuda.jit(device=True)
     def better(v, best):
-        """Whether v replaces best: strictly larger (smaller), or a NaN where best is not."""
-        return (v > best if largest else v < best) or (v != v and best == best)  # noqa: PLR0124 (NaN tests)
+        """Whether v replaces best: strictly larger (smaller), or a NaN where best is not. ``not (v <= best)`` is
+        ``v > best`` or v NaN; ``best == best``: best is no NaN (the first NaN stays). Two compares, and no ``!=``:
+        Numba-CUDA-MLIR 0.5 compiles ``v != v`` to false (docs/known_issues.rst)."""
+        return (not (v <= best) if largest else not (v >= best)) and best == best  # noqa: PLR0124 (NaN test)
 
     @cuda.jit
     def row_arg(x, best_out, where_out, n):

@@ -1,4 +1,4 @@
-"""The NVRTC reproducers of docs/known_issues.rst still run and show what the page says (compile tier, no GPU).
+"""The reproducers of docs/known_issues.rst still run and show what the page says (compile tier, no GPU).
 
 When a later NVRTC loads a precompiled header made by another process, the first test fails: then the persistent
 cache could keep one without placing NVRTC's heap (cuda_coop/_provider/_nvrtc.py), and the page's section goes.
@@ -76,3 +76,25 @@ def test_a_global_bfloat16_constant_does_not_lower_and_a_float32_one_does() -> N
         coop.block.store(out, items)
 
     assert compile_kernel(padded, (bf16, bf16, types.int32), block=128).cubin
+
+
+def test_float_not_equal_is_ordered_so_x_ne_x_folds_to_false() -> None:
+    """known-issue-float-not-equal: the page's ``x[i] != x[i]`` compiles to no floating-point compare at all (the
+    ordered ``one`` of a value with itself is false; when this test fails, ``!=`` is unordered as in Python: drop the
+    section), and the workaround ``not (x[i] == x[i])`` compiles to one."""
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir.numba_cuda import types
+
+    from cuda.coop.numba_mlir import compile_kernel
+
+    scope: dict[str, object] = {}
+    exec(_reproducer("known-issue-float-not-equal").split("\nout = cuda.to_device")[0], scope)
+
+    @cuda.jit
+    def workaround(x, out):
+        i = cuda.threadIdx.x
+        out[i] = not (x[i] == x[i])  # noqa: SIM201 (`!=` is the issue)
+
+    signature = (types.float32[::1], types.boolean[::1])
+    assert "FSETP" not in compile_kernel(scope["k"], signature, block=32).sass()
+    assert "FSETP" in compile_kernel(workaround, signature, block=32).sass()
