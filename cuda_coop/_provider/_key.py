@@ -7,8 +7,8 @@ ordered header identity, toolkit-library identity) is a SHA-256 over:
 - the rendered source, which spells the block dims, dtypes, extents, algorithms, operators and user
   types' storage ABI (and so covers everything a request can change);
 - the NVRTC options exactly as passed to NVRTC (``-arch`` carries the compute capability; the
-  include paths carry the ordered roots), minus the precompiled-header options, which never change
-  the output;
+  include paths carry the ordered roots; ``-default-device`` where :func:`lambda_options` adds it),
+  minus the precompiled-header options, which never change the output;
 - the header identity (ordered roots and a fingerprint of their contents);
 - the toolkit identity (NVRTC, nvrtc-builtins, nvJitLink, CUDA headers) and NVRTC's version.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,8 @@ __all__ = [
     "KEY_SCHEMA_VERSION",
     "ProviderKey",
     "compile_options",
+    "generic_lambda_options",
+    "lambda_options",
     "link_key",
     "normalize_arch",
     "portable_options",
@@ -45,6 +47,22 @@ __all__ = [
 ]
 
 KEY_SCHEMA_VERSION = 1
+
+DEFAULT_DEVICE = "-default-device"
+GENERIC_LAMBDA_NVRTC = (13, 2)
+"""The first NVRTC that compiles a generic lambda in device code without :data:`DEFAULT_DEVICE`.
+
+A lambda takes its execution space from the function it is defined in, so one in a ``__device__`` function is
+device code. NVRTC 12.8 to 13.1 (12.8, 12.9, 13.0.88 and 13.1 measured; 13.2 and 13.5.37 accept it) does that for an
+ordinary lambda but not for a generic one, ``[&](auto i) {...}``: the instantiation of its call operator template is
+taken for an unannotated, hence host, function, and JIT mode refuses it ("A function without execution space
+annotations (__host__/__device__/__global__) is considered a host function, and host functions are not allowed in
+JIT mode"), with or without CCCL (docs/known_issues.rst has a reproducer of five lines). CCCL 3.6 has such lambdas
+in ``cub::WarpReduceBatched`` and ``cub::detail::WarpBitonicSort`` (passed to ``::cuda::static_for``, itself
+``__host__ __device__``; the enclosing members are ``__device__``). ``-default-device`` makes every unannotated
+function a ``__device__`` one, so the call operator compiles; it also makes every namespace-scope variable a
+``__device__`` one, so each variable template a provider instantiates (``cuda::std::is_integral_v<int>``...) becomes
+a weak global in its LTO-IR and the kernel's cubin. Hence only for the providers that need it, and only there."""
 
 _ARCH = re.compile(r"(?:sm_|compute_)?(\d{2,3})([af]?)\Z")
 
@@ -75,6 +93,20 @@ def compile_options(toolchain: Toolchain, arch: object, extra: Sequence[str] = (
     (``__select_iterator_traits_specialization`` alone took ~60 ms of a block reduction's compile).
     """
     return options_for(toolchain.include_roots, arch, extra)
+
+
+def lambda_options(bindings: Iterable[object], nvrtc_version: tuple[int, int]) -> tuple[str, ...]:
+    """``(DEFAULT_DEVICE,)`` where NVRTC is older than :data:`GENERIC_LAMBDA_NVRTC` and a call's CUB code has a
+    generic lambda in device code (``Binding.generic_lambdas``), else nothing: the options of every other provider,
+    and so their keys and LTO-IR, stay what they are."""
+    if any(getattr(b, "generic_lambdas", False) for b in bindings):
+        return generic_lambda_options(nvrtc_version)
+    return ()
+
+
+def generic_lambda_options(nvrtc_version: tuple[int, int]) -> tuple[str, ...]:
+    """What NVRTC ``nvrtc_version`` needs to compile a generic lambda in device code (:data:`GENERIC_LAMBDA_NVRTC`)."""
+    return (DEFAULT_DEVICE,) if nvrtc_version < GENERIC_LAMBDA_NVRTC else ()
 
 
 def options_for(include_roots: Sequence[Path], arch: object, extra: Sequence[str] = ()) -> tuple[str, ...]:

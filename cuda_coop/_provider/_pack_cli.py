@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import CoopError
-from ._key import compile_options, portable_options
+from ._key import compile_options, generic_lambda_options, portable_options
 from ._pack import Pack, PackEntry
 from ._packs import identity_of, packs
 from ._toolchain import Toolchain, resolve_toolchain
@@ -34,8 +34,11 @@ def _entry_problem(pack: Pack, entry: PackEntry, toolchain: Toolchain | None) ->
     if why is not None:
         return why
     if entry.kind == "provider" and toolchain is not None:
-        ours = portable_options(compile_options(toolchain, entry.arch), toolchain)
-        if tuple(ours) != entry.options:
+        # A provider whose CUB code has a generic lambda was compiled with what this NVRTC needs for it too.
+        allowed = [portable_options(compile_options(toolchain, entry.arch, extra), toolchain)
+                   for extra in ((), generic_lambda_options(toolchain.nvrtc_version))]
+        ours = allowed[0]
+        if tuple(entry.options) not in allowed:
             return f"compiled with NVRTC options {' '.join(entry.options)}; this process uses {' '.join(ours)}"
     missing = [k[:16] for k in entry.providers if pack.entry("provider", k) is None]
     if missing:

@@ -27,7 +27,15 @@ from . import _packs
 from ._abi import ExternFunction, Plan, WrapperSignature, plan
 from ._cache import ProviderCache, default_cache
 from ._dump import dump_name, dump_source, failure_source
-from ._key import ProviderKey, compile_options, normalize_arch, options_for, portable_provider_key, provider_key
+from ._key import (
+    ProviderKey,
+    compile_options,
+    lambda_options,
+    normalize_arch,
+    options_for,
+    portable_provider_key,
+    provider_key,
+)
 from ._nvrtc import Compiler, default_compiler
 from ._prologue import light_prologue
 from ._render import preamble, render
@@ -139,8 +147,12 @@ class Provider:
 
     @property
     def options(self) -> tuple[str, ...]:
-        """The NVRTC options (without PCH options)."""
-        return compile_options(self.toolchain, self.arch, self.extra_options)
+        """The NVRTC options (without PCH options): :attr:`extra_options`, then ``-default-device`` where this
+        NVRTC needs it for the provider's CUB code (``_key.lambda_options``)."""
+        return compile_options(self.toolchain, self.arch, self._extra(self.toolchain.nvrtc_version))
+
+    def _extra(self, nvrtc_version: tuple[int, int]) -> tuple[str, ...]:
+        return (*self.extra_options, *lambda_options(self.plan.bindings, nvrtc_version))
 
     @property
     def nvrtc_inputs(self) -> tuple[tuple[str, ...], Mapping[str, str]]:
@@ -239,9 +251,11 @@ class Provider:
         toolchain = self._toolchain
         if toolchain is not None:
             cccl_roots, roots = toolchain.cccl_include_roots, toolchain.include_roots
+            nvrtc_version = toolchain.nvrtc_version
         else:
             self._attempt = self._attempt or CompileAttempt()  # resolve_toolchain then shares its toolkit
             cccl_roots, roots = resolve_include_roots(self._attempt)
+            nvrtc_version = self._attempt.toolkit().nvrtc.version  # resolved by resolve_include_roots
         attempt = self._attempt
 
         def identity() -> str:  # in the child: never this provider's lock, which the forking thread holds
@@ -250,8 +264,8 @@ class Provider:
         # Where the headers were fingerprinted before (a kept PCH may exist), the compile looks for one first.
         late = None if toolchain is not None or recorded(roots) else identity
         light = light_prologue(cccl_roots)
-        prepare(self.preamble, (*options_for(roots, self.arch, self.extra_options), *light.options), light.headers,
-                late)
+        options = (*options_for(roots, self.arch, self._extra(nvrtc_version)), *light.options)
+        prepare(self.preamble, options, light.headers, late)
 
     def _cache_in_use(self) -> ProviderCache:
         return self._cache if self._cache is not None else default_cache()

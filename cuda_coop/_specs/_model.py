@@ -114,6 +114,12 @@ class CubEnum(enum.Enum):
         return "cub::"
 
     @property
+    def generic_lambdas(self) -> bool:
+        """Whether the CUB code this member selects has a generic lambda in device code
+        (``PrimitiveSpec.generic_lambdas`` for one algorithm of a family); override where a member's does."""
+        return False
+
+    @property
     def short_name(self) -> str:
         """The Python-facing name: the member name without the family prefix, lower case."""
         prefix = _common_prefix([m.name for m in type(self)])
@@ -634,6 +640,10 @@ class PrimitiveSpec:
     False for a header that older CCCLs lack (``cub/warp/warp_reduce_batched.cuh``, new in 3.4): a provider that uses
     the spec includes it after the CCCL version check, so a CCCL of the wrong version first on the include path still
     fails with that check's message rather than with a missing file."""
+    generic_lambdas: bool = False
+    """Whether the CUB code every call instantiates has a generic lambda (``[&](auto i) {...}``) in device code,
+    which NVRTC before 13.2 compiles only with ``-default-device`` (``_provider._key.lambda_options``); an algorithm
+    that has one where the others do not says so itself (``CubEnum.generic_lambdas``)."""
     doc: str = ""
     example: str | None = None
     """Id of the executed example (``# example-begin <id>``) that documents it."""
@@ -717,6 +727,13 @@ class Binding:
     def extent_of(self, param: Param) -> int | None:
         """Number of items of an ARRAY/array-OUTPUT parameter; None for scalars."""
         return None if param.extent is None else int(self.values[param.extent])
+
+    @property
+    def generic_lambdas(self) -> bool:
+        """Whether the CUB code of this call has a generic lambda in device code: its spec's, or its algorithm's."""
+        return self.spec.generic_lambdas or any(
+            isinstance(v, CubEnum) and v.generic_lambdas for v in self.values.values()
+        )
 
     @property
     def cpp_method(self) -> str:

@@ -78,6 +78,12 @@ class WarpSortAlgorithm(CubEnum):
     def _cpp_scope(cls) -> str:
         return "cuda_coop::"
 
+    @property
+    def generic_lambdas(self) -> bool:
+        """``cub::detail::WarpBitonicSort`` runs its stages in
+        ``::cuda::static_for<num_stages>([&](auto stage) ...)``."""
+        return self is WarpSortAlgorithm.WARP_SORT_BITONIC
+
 
 def _ties_unseen(b: Binding) -> bool:
     """Whether ``"bitonic"`` gives a merge_sort call the merge sort's result and is what the table measures: keys

@@ -141,6 +141,8 @@ WARP_REDUCE_BATCHED = register_primitive(
         header="cub/warp/warp_reduce_batched.cuh",
         scope=Scope.WARP,
         tparams=(DTYPE, BATCHES, THREADS, SYNC_PHYSICAL_WARP),
+        # WarpReduceBatchedWspro::Reduce: ::cuda::static_for<0, max_out_per_thread>([&](auto out_idx) ...).
+        generic_lambdas=True,
         methods=(
             Method(
                 name="reduce_batched",

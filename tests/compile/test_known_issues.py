@@ -49,6 +49,25 @@ def test_the_pch_load_reproducer_runs(toolchain: Toolchain, tmp_path: Path) -> N
     assert len(lines) == 3 and all(re.fullmatch(r"with the PCH: \d+ ms; without any header: \d+ ms", x) for x in lines)
 
 
+def test_the_generic_lambda_reproducer_fails_exactly_where_cuda_coop_adds_default_device(
+    toolchain: Toolchain, tmp_path: Path
+) -> None:
+    """known-issue-nvrtc-generic-lambda: the page's program fails on the NVRTCs that ``GENERIC_LAMBDA_NVRTC`` gives
+    ``-default-device`` and compiles on the others (scripts/test_cuda13.0.sh runs it against NVRTC 13.0 too); when an
+    NVRTC this says needs the option no longer does, this fails and the bound moves."""
+    from cuda.coop._provider._key import GENERIC_LAMBDA_NVRTC
+
+    script = tmp_path / "repro.py"
+    script.write_text(_reproducer("known-issue-nvrtc-generic-lambda"))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False, timeout=120,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    first, *log = result.stdout.splitlines()
+    refused = toolchain.nvrtc_version < GENERIC_LAMBDA_NVRTC
+    assert first.startswith(str(not refused)), result.stdout
+    assert ("host functions are not allowed in JIT mode" in "\n".join(log)) is refused, result.stdout
+
+
 def test_a_global_bfloat16_constant_does_not_lower_and_a_float32_one_does() -> None:
     """known-issue-bfloat16-constant: the page's kernel still fails to compile in Numba-CUDA-MLIR (when this test
     fails, it compiles: drop the section and the recipes' float32 padding), and the workaround compiles."""

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from cuda.coop._provider import NvrtcCompiler, Toolchain
-from cuda.coop._provider._key import compile_options
+from cuda.coop._provider._key import compile_options, generic_lambda_options
 from tests.gpu import test_warp_bitonic as gpu
 from tests.helpers.nvrtc import LTOIR_MAGIC
 from tests.helpers.subset import Axis, covering, missing_values
@@ -106,7 +106,9 @@ __global__ void three_lanes(int* data)
 
 
 def _compile(source: str, toolchain: Toolchain, compiler: NvrtcCompiler) -> tuple[bytes | None, str]:
-    result = compiler.compile(source, compile_options(toolchain, "sm_90"), name="pin_warp_bitonic.cu")
+    # WarpBitonicSort's generic lambda needs -default-device on NVRTC before 13.2, as its providers get it.
+    options = compile_options(toolchain, "sm_90", generic_lambda_options(toolchain.nvrtc_version))
+    result = compiler.compile(source, options, name="pin_warp_bitonic.cu")
     return result.ltoir, result.log
 
 

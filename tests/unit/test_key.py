@@ -130,6 +130,36 @@ def test_options_put_cccl_first_and_exclude_pch() -> None:
     assert not any("pch" in o for o in opts)
 
 
+_SORT = {"dtype": "int32", "items_per_thread": 4, "threads": 16, "compare": "<"}
+_GENERIC = {
+    "reduce_batched": Request("warp_reduce_batched", "sum_batched", "one", dtype="float32", batches=16, threads=16),
+    "bitonic": Request("warp_merge_sort", "merge_sort", "keys", algorithm="bitonic", **_SORT),
+    "argsort": Request("warp_argsort", "argsort", "pairs", dtype="float32", index_type="int32", items_per_thread=4,
+                       threads=16, algorithm="bitonic"),
+    "top_k": Request("warp_top_k", "top_k", "keys", dtype="float32", items_per_thread=4, threads=16,
+                     algorithm="bitonic"),
+}
+_PLAIN = {
+    "merge_sort": Request("warp_merge_sort", "merge_sort", "keys", algorithm="merge_sort", **_SORT),
+    "block_reduce": Request("block_reduce", "sum", "array", dtype="float32", items_per_thread=16),
+}
+
+
+@pytest.mark.parametrize("nvrtc", [(12, 8), (12, 9), (13, 0), (13, 1), (13, 2), (13, 5), (14, 0)])
+@pytest.mark.parametrize("name", [*_GENERIC, *_PLAIN])
+def test_default_device_for_generic_lambdas_on_nvrtc_before_13_2_only(name: str, nvrtc: tuple[int, int]) -> None:
+    """NVRTC before 13.2 takes a generic lambda in device code for host code (docs/known_issues.rst): the providers
+    whose CUB code has one get -default-device there, in the key; every other provider's options stay as they were."""
+    toolchain = dataclasses.replace(TOOLCHAIN, nvrtc_version=nvrtc)
+    plain = compile_options(toolchain, "sm_90")
+    others = [r for n, r in {**_GENERIC, **_PLAIN}.items() if n != name and n in _PLAIN]
+    p = Provider([_GENERIC.get(name) or _PLAIN[name], *others], block_dim=(64,), arch="sm_90", toolchain=toolchain,
+                 compiler=NeverCompiler(), cache=MemoryCache())
+    expected = (*plain, "-default-device") if name in _GENERIC and nvrtc < (13, 2) else plain
+    assert p.options == expected
+    assert p.key.options == expected
+
+
 @pytest.mark.parametrize(
     ("arch", "expected"),
     [
