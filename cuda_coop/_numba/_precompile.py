@@ -67,8 +67,8 @@ class PrecompiledKernel:
     signature: str
     block: tuple[int, int, int]
     arch: str
-    """The arch its cubin is linked for: the arch asked for, or the arch-specific one (``sm_90a``) where the DSL's
-    launches link for it (numba-cuda on compute capability 9.0 and later)."""
+    """The arch its cubin is linked for. That is the arch asked for, or the arch-specific one (``sm_90a``) where
+    the DSL's launches link for it (numba-cuda on compute capability 9.0 and later)."""
     dsl: str
     """The DSL that compiled it (``"numba_mlir"``, ``"numba_cuda"``)."""
     size: int
