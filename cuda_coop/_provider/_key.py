@@ -30,8 +30,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._toolchain import Toolchain
+
+if TYPE_CHECKING:
+    from .._specs import Binding
 
 __all__ = [
     "KEY_SCHEMA_VERSION",
@@ -95,11 +99,11 @@ def compile_options(toolchain: Toolchain, arch: object, extra: Sequence[str] = (
     return options_for(toolchain.include_roots, arch, extra)
 
 
-def lambda_options(bindings: Iterable[object], nvrtc_version: tuple[int, int]) -> tuple[str, ...]:
+def lambda_options(bindings: Iterable[Binding], nvrtc_version: tuple[int, int]) -> tuple[str, ...]:
     """``(DEFAULT_DEVICE,)`` where NVRTC is older than :data:`GENERIC_LAMBDA_NVRTC` and a call's CUB code has a
     generic lambda in device code (``Binding.generic_lambdas``), else nothing: the options of every other provider,
     and so their keys and LTO-IR, stay what they are."""
-    if any(getattr(b, "generic_lambdas", False) for b in bindings):
+    if any(b.generic_lambdas for b in bindings):
         return generic_lambda_options(nvrtc_version)
     return ()
 
